@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 PORTABLE = ROOT / "tests" / "portable"
-FAKES = ROOT / "tests" / "fakes"
+FAKES = ROOT / "host" / "dicepod_host" / "fakeboard"
 # A Pico (RP2040) gives MicroPython about 190 KB of heap; the firmware tests run at this cap.
 PICO_HEAP = "190k"
 

@@ -67,7 +67,7 @@ class Settings:
         """Decode bytes from to_bytes into a dict; raise ValueError when corrupt."""
         try:
             values = json.loads(data)
-        except Exception:
+        except ValueError:
             raise ValueError("corrupt settings")
         if not isinstance(values, dict):
             raise ValueError("corrupt settings")
