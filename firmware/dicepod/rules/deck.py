@@ -1,0 +1,223 @@
+"""Decks, bags and piles (RULES.md section 5). Pure: runs unchanged on MicroPython and CPython.
+
+Two small primitives that the game modules own as explicit state:
+
+- `Deck`: an ordered deck of card ids (0..255) with a draw pile, a discard pile and a removed
+  pile, each a preallocated `bytearray`. Draw, return a card to the top or bottom, reshuffle the
+  discard pile into the draw pile, peek. The top of the draw pile is the end of its bytearray.
+- `Bag`: a draw bag that only knows how many counters of each kind it holds (a `bytearray` of
+  counts). Drawing at random happens in a command function; folding only moves counts.
+
+Nothing here draws a random number while folding: a shuffle is an event that carries the new
+order of the cards (`shuffle_order` builds it with Fisher-Yates and the injected randbelow), a
+bag draw is an event that carries the kind drawn (`bag_pick` chooses it). So undo - fold again
+without the last event - restores the exact previous order and contents, and a logged game
+replays identically on the PC. After creation no method allocates, except `peek_n` and the
+command helpers, which build an event.
+"""
+
+
+class Deck:
+    """An ordered deck of card ids: draw pile (top = last), discard pile, removed pile."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.pile = bytearray(capacity)  # draw pile; pile[n_pile - 1] is the top card
+        self.n_pile = 0
+        self.discard = bytearray(capacity)  # face-up pile; discard[n_discard - 1] is its top
+        self.n_discard = 0
+        self.removed = bytearray(capacity)  # out of the game (kept cards, cards in the box)
+        self.n_removed = 0
+
+    def clear(self):
+        """Empty every pile."""
+        self.n_pile = self.n_discard = self.n_removed = 0
+
+    def size(self):
+        """Return the number of cards the deck owns in all three piles."""
+        return self.n_pile + self.n_discard + self.n_removed
+
+    def add(self, card):
+        """Add a new card to the discard pile (it joins the draw pile at the next reshuffle)."""
+        if self.size() >= self.capacity:
+            raise ValueError("deck full")
+        if not 0 <= card <= 255:
+            raise ValueError("bad card id")
+        self.discard[self.n_discard] = card
+        self.n_discard += 1
+
+    def top(self):
+        """Return the top card of the draw pile without drawing it; -1 when it is empty."""
+        return self.pile[self.n_pile - 1] if self.n_pile else -1
+
+    def peek(self, depth):
+        """Return the card `depth` places below the top (0 = top); -1 past the bottom."""
+        if 0 <= depth < self.n_pile:
+            return self.pile[self.n_pile - 1 - depth]
+        return -1
+
+    def peek_n(self, n):
+        """Return a tuple of the top n cards, top first (allocates: for screens, not folding)."""
+        n = min(n, self.n_pile)
+        return tuple(self.pile[self.n_pile - 1 - i] for i in range(n))
+
+    def draw(self):
+        """Move the top card of the draw pile onto the discard pile and return it."""
+        if not self.n_pile:
+            raise ValueError("draw pile empty")
+        self.n_pile -= 1
+        card = self.pile[self.n_pile]
+        self.discard[self.n_discard] = card
+        self.n_discard += 1
+        return card
+
+    def draw_remove(self):
+        """Move the top card of the draw pile onto the removed pile and return it."""
+        if not self.n_pile:
+            raise ValueError("draw pile empty")
+        self.n_pile -= 1
+        card = self.pile[self.n_pile]
+        self.removed[self.n_removed] = card
+        self.n_removed += 1
+        return card
+
+    def _take(self, card, where, count):
+        """Remove the topmost copy of card from a pile; return the new count."""
+        i = count - 1
+        while i >= 0 and where[i] != card:
+            i -= 1
+        if i < 0:
+            raise ValueError("card %d not there" % card)
+        while i < count - 1:
+            where[i] = where[i + 1]
+            i += 1
+        return count - 1
+
+    def remove(self, card):
+        """Move a card from the discard pile to the removed pile."""
+        self.n_discard = self._take(card, self.discard, self.n_discard)
+        self.removed[self.n_removed] = card
+        self.n_removed += 1
+
+    def unremove(self, card):
+        """Move a card from the removed pile back to the discard pile."""
+        self.n_removed = self._take(card, self.removed, self.n_removed)
+        self.discard[self.n_discard] = card
+        self.n_discard += 1
+
+    def return_top(self, card):
+        """Move a card from the discard pile back onto the top of the draw pile."""
+        self.n_discard = self._take(card, self.discard, self.n_discard)
+        self.pile[self.n_pile] = card
+        self.n_pile += 1
+
+    def return_bottom(self, card):
+        """Move a card from the discard pile to the bottom of the draw pile."""
+        self.n_discard = self._take(card, self.discard, self.n_discard)
+        i = self.n_pile
+        while i > 0:
+            self.pile[i] = self.pile[i - 1]
+            i -= 1
+        self.pile[0] = card
+        self.n_pile += 1
+
+    def reshuffle(self, order):
+        """Gather the discard and draw piles into a new draw pile in `order` (top first).
+
+        `order` comes from an event (see shuffle_order); it must hold exactly the cards of
+        the two piles, or ValueError is raised and the deck is left unchanged."""
+        n = self.n_pile + self.n_discard
+        if len(order) != n:
+            raise ValueError("shuffle size")
+        # Multiset check without allocating (decks are small): each card must occur as often
+        # in the order as in the two piles.
+        for card in order:
+            if _count(order, card, len(order)) != _count(self.pile, card, self.n_pile) + _count(
+                self.discard, card, self.n_discard
+            ):
+                raise ValueError("shuffle cards")
+        i = 0
+        for card in order:
+            self.pile[n - 1 - i] = card
+            i += 1
+        self.n_pile = n
+        self.n_discard = 0
+
+    def restart(self):
+        """Move every card (removed and discarded too) to the discard pile, ready to shuffle."""
+        for i in range(self.n_pile):
+            self.discard[self.n_discard] = self.pile[i]
+            self.n_discard += 1
+        for i in range(self.n_removed):
+            self.discard[self.n_discard] = self.removed[i]
+            self.n_discard += 1
+        self.n_pile = self.n_removed = 0
+
+
+def _count(seq, card, n):
+    """Return how many of the first n items of seq equal card."""
+    found = 0
+    for i in range(n):
+        if seq[i] == card:
+            found += 1
+    return found
+
+
+def shuffle_order(deck, randbelow):
+    """Command helper: a Fisher-Yates order (top first) of the deck's draw and discard piles."""
+    cards = [deck.pile[i] for i in range(deck.n_pile)]
+    for i in range(deck.n_discard):
+        cards.append(deck.discard[i])
+    i = len(cards) - 1
+    while i > 0:
+        j = randbelow(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
+    return tuple(cards)
+
+
+class Bag:
+    """A draw bag: counts of counters by kind (0..kinds-1), drawn at random."""
+
+    def __init__(self, kinds):
+        self.counts = bytearray(kinds)
+        self.total = 0
+
+    def clear(self):
+        """Empty the bag."""
+        for i in range(len(self.counts)):
+            self.counts[i] = 0
+        self.total = 0
+
+    def put(self, kind, n=1):
+        """Put n counters of a kind into the bag."""
+        if not 0 <= kind < len(self.counts):
+            raise ValueError("bad kind")
+        if self.counts[kind] + n > 255:
+            raise ValueError("bag full")
+        self.counts[kind] += n
+        self.total += n
+
+    def take(self, kind):
+        """Take one counter of a kind out of the bag (the fold of a draw)."""
+        if not 0 <= kind < len(self.counts) or not self.counts[kind]:
+            raise ValueError("not in bag")
+        self.counts[kind] -= 1
+        self.total -= 1
+
+    def kind_at(self, index):
+        """Return the kind of the index-th counter (0 <= index < total) counting kind by kind."""
+        kind = 0
+        for count in self.counts:
+            if index < count:
+                return kind
+            index -= count
+            kind += 1
+        raise ValueError("index past bag")
+
+
+def bag_pick(bag, randbelow):
+    """Command helper: the kind of a counter drawn at random, or -1 when the bag is empty."""
+    if not bag.total:
+        return -1
+    return bag.kind_at(randbelow(bag.total))
