@@ -7,8 +7,8 @@ Shell code (file I/O). Two implementations with one interface:
 
 Interface:
     append(line)            append one complete journal line (bytes ending in b"\\n"), durably
-    lines()                 iterate the journal's lines as bytes; a torn last line comes without
-                            its b"\\n"
+    lines(start=0)          iterate the journal's lines as bytes from byte offset start (a line
+                            boundary); a torn last line comes without its b"\\n"
     truncate(size)          cut the journal to size bytes (recovery drops a torn tail with it)
     size()                  the journal's size in bytes
     load_settings()         the settings bytes, or None when there is no settings file
@@ -32,21 +32,24 @@ class MemoryStorage:
         """Append one journal line."""
         self.journal.extend(line)
 
-    def lines(self):
-        """Yield the journal's lines (the last may lack its newline if torn)."""
-        data = bytes(self.journal)
-        start = 0
+    def lines(self, start=0):
+        """Yield the journal's lines from byte offset start (the last may lack its newline).
+
+        Line by line, without copying the whole journal (it may hold thousands of events).
+        """
+        data = self.journal
         while start < len(data):
             end = data.find(b"\n", start)
             if end < 0:
-                yield data[start:]
+                yield bytes(data[start:])
                 return
-            yield data[start : end + 1]
+            yield bytes(data[start : end + 1])
             start = end + 1
 
     def truncate(self, size):
         """Cut the journal to size bytes."""
-        del self.journal[size:]
+        # Slicing, not `del self.journal[size:]`: MicroPython's bytearray has no item deletion.
+        self.journal = self.journal[:size]
 
     def size(self):
         """Return the journal size in bytes."""
@@ -78,13 +81,15 @@ class FileStorage:
             f.write(line)
             f.flush()
 
-    def lines(self):
-        """Yield the journal's lines, streaming (no whole-file read)."""
+    def lines(self, start=0):
+        """Yield the journal's lines from byte offset start, streaming (no whole-file read)."""
         try:
             f = open(self.journal_path, "rb")
         except OSError:
             return
         with f:
+            if start:
+                f.seek(start)
             while True:
                 line = f.readline()
                 if not line:
