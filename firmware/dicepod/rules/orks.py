@@ -1,0 +1,509 @@
+"""Space Marine Adventures: Rise of the Orks (RULES.md section 4). Pure: runs unchanged on
+MicroPython and CPython.
+
+What the device tracks, restated from the rulebook: five Terminators defend six power reactors
+against a horde of Ork tokens chosen by the difficulty. The horde is a face-down reserves pile;
+tokens are added at random, each with an attack-die roll that picks its breach hex (1-6). A round
+is an Ork wave (skipped in round 1: set-up placed the first wave), the Terminator Action phase
+(one turn each, highest Command value first) and the Ork Action phase. A Terminator's attack is
+one roll of the attack die that destroys the token when it equals or beats the token's Toughness,
+plus 1 when the token is in cover and plus 1 next to the Painboy (never for the Painboy itself).
+Ork attacks always hit and move the Terminator's damage marker (track 0-5; Brother-Sergeant
+Angelus's Storm Shield cuts any damage to 1). At 5 he is out of action and the grit marker moves
+one space toward 0. Ending an activation in a starting hex heals 1. Heroes All: an out-of-action
+Terminator stands up when his turn comes, one damage away from out of action again. The players
+lose when grit reaches 0 or the last reactor is damaged, and win when the reserves are empty and
+the last Ork on the board is destroyed; the victory is ranked by grit and reactors left. Ending a
+move on one of the six supply tokens draws two supply cards: keep one, discard one. Reminders:
+a Warboss in a wave sends every Boy to move and attack once before the Terminators act; the
+Weirdboy, the Big Mek and the Meks deal damage at the end of the Ork phase.
+
+The board (hexes, line of sight, who is next to whom) stays with the players: the device keeps
+the reserves, the counts, the dice, the tracks and the turn order.
+
+Events (ints; T = Terminator id 0..4, K = Ork kind 0..9):
+    ("start", (difficulty,))     set up: NOVICE, WARRIOR, VETERAN or COMMANDER
+    ("add", (K, face))           an Ork token drawn from the reserves into breach hex `face`
+    ("next", ())                 end of the wave / of the current Terminator's turn / Ork phase
+    ("attack", (K, face, cover, painboy))       the current Terminator attacks a token
+    ("attack", (K, face, cover, painboy, tough)) ... with the Toughness a card sets (e.g. 2)
+    ("destroy", (K,))            a token destroyed without an attack roll (a card)
+    ("hit", (T, K))              an Ork token of kind K attacks T (its damage from settings)
+    ("damage", (T, n))           T is dealt n damage (Weirdboy, Big Mek, Mek, cards)
+    ("heal", (T,))               T ends his activation in a starting hex
+    ("smash", ())                an Ork damages a power reactor
+    ("supply", (T,))             T ends a move on a supply token: draw 2, keep 1, discard 1
+    ("play_supply", ())          a kept supply card is played (to the discard pile)
+    ("set", (key, value)), ("new_game", (mode,))   journal bookkeeping
+"""
+
+from micropython import const
+
+from dicepod.rules.deck import Bag, bag_pick
+from dicepod.settings import Settings
+
+MODE = "orks"
+
+TERMINATORS = ("Magmus", "Angelus", "Stormheart", "Lucian", "Etrus")
+_TERMINATOR_KEYS = ("magmus", "angelus", "stormheart", "lucian", "etrus")
+ANGELUS = const(1)
+_ANGELUS_COMMAND = const(9)  # [seed]
+_OUT = const(5)  # damage track 0..5; 5 is out of action [seed]
+
+KINDS = (
+    "Boy",
+    "Nob",
+    "Meganob",
+    "Burna Boy",
+    "Kommando",
+    "Mek",
+    "Big Mek",
+    "Painboy",
+    "Weirdboy",
+    "Warboss",
+)
+_KIND_KEYS = (
+    "boy",
+    "nob",
+    "meganob",
+    "burna",
+    "kommando",
+    "mek",
+    "bigmek",
+    "painboy",
+    "weirdboy",
+    "warboss",
+)
+BOY = 0
+MEK = 5
+BIG_MEK = 6
+PAINBOY = 7
+WEIRDBOY = 8
+WARBOSS = 9
+BOX = (20, 5, 5, 8, 10, 2, 1, 1, 1, 1)  # Ork tokens in the box, by kind [seed]
+
+NOVICE = 0
+WARRIOR = 1
+VETERAN = 2
+COMMANDER = 3
+DIFFICULTIES = ("Novice", "Warrior", "Veteran", "Commander")
+_DIFFICULTY_KEYS = (None, "warrior", "veteran", "commander")
+_NOVICE_HORDE = (20, 5, 0, 0, 5, 0, 0, 0, 0, 0)  # 20 Boyz, 5 Nobz, 5 Kommandos [seed]
+_NOVICE_WAVE = const(5)  # [seed]
+
+_GRIT = const(3)  # [seed]
+_REACTORS = const(6)  # [seed]
+_SUPPLY_CARDS = const(32)  # [seed]
+_SUPPLY_TOKENS = const(6)  # [seed]
+
+# phases
+SETUP = 0
+WAVE = 1
+TERMINATOR_PHASE = 2
+ORK_PHASE = 3
+OVER = 4
+
+# results
+WON = 1
+LOST_GRIT = 2
+LOST_REACTORS = 3
+
+# reminder bits (Game.reminders())
+R_WARPATH = 1  # Warboss in this wave: every Boy moves and attacks once before the Terminators
+R_WEIRDBOY = 2  # end of Ork phase: Weirdboy damage = Orks next to it, nearest within 2 hexes
+R_BIG_MEK = 4  # end of Ork phase: 2 damage to the nearest visible Terminator
+R_MEK = 8  # end of Ork phase: 1 damage to the nearest visible Terminator, per Mek
+R_PAINBOY = 16  # Orks next to the Painboy: +1 Toughness
+REMINDERS = (
+    (R_WARPATH, "Warboss: Boyz move+attack"),
+    (R_WEIRDBOY, "Weirdboy: Waaagh! damage"),
+    (R_BIG_MEK, "Big Mek: 2 dmg nearest"),
+    (R_MEK, "Mek: 1 dmg nearest"),
+    (R_PAINBOY, "Painboy: +1 Tough next"),
+)
+
+# Victory ranking labels, in our own words: by grit left (index 1..3), by reactors (1..6).
+GRIT_RANK = ("", "Grim", "Costly", "Unblemished")
+REACTOR_RANK = (
+    "",
+    "Little glory",
+    "Bittersweet",
+    "Stained",
+    "City saved",
+    "Near-perfect",
+    "Glorious",
+)
+
+_COMMAND_KEYS = tuple(
+    None if t == ANGELUS else "orks.command_" + k for t, k in enumerate(_TERMINATOR_KEYS)
+)
+_TOUGH_KEYS = tuple("orks.tough_" + k for k in _KIND_KEYS)
+_DAMAGE_KEYS = tuple("orks.damage_" + k for k in _KIND_KEYS)
+# _HORDE_KEYS[difficulty][kind]; _WAVE_KEYS[difficulty]; None for Novice (given by the rulebook)
+_HORDE_KEYS = tuple(
+    None if d is None else tuple("orks.%s_%s" % (d, k) for k in _KIND_KEYS)
+    for d in _DIFFICULTY_KEYS
+)
+_WAVE_KEYS = tuple(None if d is None else "orks.%s_wave" % d for d in _DIFFICULTY_KEYS)
+
+
+def _settings_specs():
+    specs = []
+    for t in range(5):
+        if _COMMAND_KEYS[t]:
+            specs.append((_COMMAND_KEYS[t], None, 1, 20, TERMINATORS[t] + " Command"))
+    for k in range(10):
+        specs.append((_TOUGH_KEYS[k], None, 1, 6, KINDS[k] + " Toughness"))
+    for k in range(10):
+        specs.append((_DAMAGE_KEYS[k], None, 0, 5, KINDS[k] + " damage"))
+    for d in (WARRIOR, VETERAN, COMMANDER):
+        for k in range(10):
+            label = "%s %s tokens" % (DIFFICULTIES[d], KINDS[k])
+            specs.append((_HORDE_KEYS[d][k], None, 0, BOX[k], label))
+        specs.append((_WAVE_KEYS[d], None, 1, 20, DIFFICULTIES[d] + " Orks/wave"))
+    return tuple(specs)
+
+
+# Everything here is None (ask the player, from the datasheets, tokens and difficulty cards)
+# except what the rulebook gives: Angelus's Command, the Novice horde and wave.
+SETTINGS = _settings_specs()
+
+
+def victory_rank(grit, reactors):
+    """Return the (grit label, reactor label) of a victory."""
+    return GRIT_RANK[grit], REACTOR_RANK[reactors]
+
+
+class Game:
+    """A game of Rise of the Orks.
+
+    Attributes the screens read: phase (SETUP/WAVE/TERMINATOR_PHASE/ORK_PHASE/OVER), round,
+    difficulty, reserves (Bag by kind; .total), board / destroyed (bytearrays by kind),
+    on_board (total), kills (bytearray by Terminator), damage (bytearray by Terminator, 0..5),
+    order (bytearray of Terminator ids, highest Command first), turn (index in order),
+    current (Terminator id whose turn it is, -1 none), stood_up (Heroes All just happened),
+    wave_size, wave_left, wave_warboss, last_breach, last_hit (None/True/False), last_kind,
+    grit, reactors, supply_deck, supply_discard, supply_kept, supply_tokens, result (None,
+    WON, LOST_GRIT, LOST_REACTORS), events; reminders() (bitmask of R_*), rank()."""
+
+    def __init__(self, settings=None):
+        self.settings = settings if settings is not None else Settings(SETTINGS)
+        self.reserves = Bag(10)
+        self.board = bytearray(10)
+        self.destroyed = bytearray(10)
+        self.kills = bytearray(5)
+        self.damage = bytearray(5)
+        self.order = bytearray(5)
+        self.phase = SETUP
+        self.difficulty = NOVICE
+        self.events = 0
+        self._reset()
+
+    def _reset(self):
+        self.round = 0
+        self.turn = 0
+        self.current = -1
+        self.stood_up = False
+        self.on_board = 0
+        self.wave_size = 0
+        self.wave_left = 0
+        self.wave_warboss = False
+        self.last_breach = 0
+        self.last_hit = None
+        self.last_kind = -1
+        self.grit = _GRIT
+        self.reactors = _REACTORS
+        self.supply_deck = _SUPPLY_CARDS
+        self.supply_discard = 0
+        self.supply_kept = 0
+        self.supply_tokens = _SUPPLY_TOKENS
+        self.result = None
+        self.reserves.clear()
+        for i in range(10):
+            self.board[i] = 0
+            self.destroyed[i] = 0
+        for i in range(5):
+            self.kills[i] = 0
+            self.damage[i] = 0
+
+    # -- values from settings
+    def command(self, t):
+        """Return Terminator t's Command value (MissingValue if not entered)."""
+        if t == ANGELUS:
+            return _ANGELUS_COMMAND
+        return self.settings.get(_COMMAND_KEYS[t])
+
+    def toughness(self, kind):
+        """Return an Ork kind's Toughness (MissingValue if not entered)."""
+        return self.settings.get(_TOUGH_KEYS[kind])
+
+    def ork_damage(self, kind):
+        """Return an Ork kind's damage (MissingValue if not entered)."""
+        return self.settings.get(_DAMAGE_KEYS[kind])
+
+    def horde(self, difficulty, kind):
+        """Return how many tokens of a kind the difficulty's horde holds."""
+        if difficulty == NOVICE:
+            return _NOVICE_HORDE[kind]
+        return self.settings.get(_HORDE_KEYS[difficulty][kind])
+
+    def per_wave(self):
+        """Return the Orks per wave of the game's difficulty."""
+        if self.difficulty == NOVICE:
+            return _NOVICE_WAVE
+        return self.settings.get(_WAVE_KEYS[self.difficulty])
+
+    def reminders(self):
+        """Return a bitmask of the special-Ork reminders that apply now (R_*)."""
+        bits = 0
+        if self.phase == WAVE and self.wave_warboss and not self.wave_left:
+            bits |= R_WARPATH
+        if self.phase == ORK_PHASE:
+            if self.board[WEIRDBOY]:
+                bits |= R_WEIRDBOY
+            if self.board[BIG_MEK]:
+                bits |= R_BIG_MEK
+            if self.board[MEK]:
+                bits |= R_MEK
+        if self.board[PAINBOY] and self.phase == TERMINATOR_PHASE:
+            bits |= R_PAINBOY
+        return bits
+
+    def rank(self):
+        """Return the victory's (grit label, reactor label), or None when not won."""
+        if self.result != WON:
+            return None
+        return victory_rank(self.grit, self.reactors)
+
+    # -- folding
+    def apply(self, event):
+        """Fold one event into the state; raise ValueError for an illegal one."""
+        kind, data = event
+        if kind == "attack":
+            self._attack(data)
+        elif kind == "add":
+            self._add(data)
+        elif kind == "next":
+            self._next()
+        elif kind == "hit":
+            self._playing()
+            if len(data) != 2 or not 0 <= data[1] < 10:
+                raise ValueError("bad hit")
+            self._damage(self._terminator(data), self.ork_damage(data[1]))
+        elif kind == "damage":
+            self._playing()
+            if len(data) != 2 or not 0 <= data[1] <= _OUT:
+                raise ValueError("bad damage")
+            self._damage(self._terminator(data), data[1])
+        elif kind == "heal":
+            self._heal(data)
+        elif kind == "smash":
+            self._playing()
+            self.reactors -= 1
+            if not self.reactors:
+                self._finish(LOST_REACTORS)
+        elif kind == "destroy":
+            self._playing()
+            if len(data) != 1:
+                raise ValueError("bad destroy")
+            self._destroyed(data[0], -1)
+        elif kind == "supply":
+            self._supply(data)
+        elif kind == "play_supply":
+            if not self.supply_kept:
+                raise ValueError("no supply card kept")
+            self.supply_kept -= 1
+            self.supply_discard += 1
+        elif kind == "start":
+            self._start(data)
+        elif kind == "set":
+            self.settings.set(data[0], data[1])
+        elif kind == "new_game":
+            if data and data[0] != MODE:
+                raise ValueError("not an orks game")
+        else:
+            raise ValueError("unknown event %s" % kind)
+        self.events += 1
+
+    def _playing(self):
+        if self.phase == SETUP or self.phase == OVER:
+            raise ValueError("no game in play")
+
+    def _terminator(self, data):
+        t = data[0]
+        if not 0 <= t < 5:
+            raise ValueError("no such Terminator")
+        return t
+
+    def _start(self, data):
+        if self.phase != SETUP and self.phase != OVER:
+            raise ValueError("a game is in play")
+        if len(data) != 1 or not NOVICE <= data[0] <= COMMANDER:
+            raise ValueError("bad difficulty")
+        difficulty = data[0]
+        # Read every value first: a missing one raises MissingValue before anything changes.
+        for t in range(5):
+            self.command(t)
+        wave = _NOVICE_WAVE if difficulty == NOVICE else self.settings.get(_WAVE_KEYS[difficulty])
+        for k in range(10):
+            self.horde(difficulty, k)
+        self._reset()
+        self.difficulty = difficulty
+        for k in range(10):
+            n = self.horde(difficulty, k)
+            if n:
+                self.reserves.put(k, n)
+        # Command order: highest first; equal values keep the Terminators' listed order.
+        for i in range(5):
+            self.order[i] = i
+        for i in range(1, 5):
+            j = i
+            while j > 0 and self.command(self.order[j]) > self.command(self.order[j - 1]):
+                self.order[j], self.order[j - 1] = self.order[j - 1], self.order[j]
+                j -= 1
+        self.round = 1
+        self.phase = WAVE  # set-up adds the first wave exactly like a wave
+        self._begin_wave(wave)
+
+    def _begin_wave(self, size):
+        self.wave_size = size
+        self.wave_left = min(size, self.reserves.total)
+        self.wave_warboss = False
+
+    def _add(self, data):
+        if self.phase != WAVE or not self.wave_left:
+            raise ValueError("no Orks to add now")
+        if len(data) != 2 or not 0 <= data[0] < 10 or not 1 <= data[1] <= 6:
+            raise ValueError("bad add")
+        self.reserves.take(data[0])
+        self.board[data[0]] += 1
+        self.on_board += 1
+        self.wave_left -= 1
+        self.last_breach = data[1]
+        self.last_kind = data[0]
+        if data[0] == WARBOSS:
+            self.wave_warboss = True
+
+    def _next(self):
+        if self.phase == WAVE:
+            if self.wave_left:
+                raise ValueError("add the wave first")
+            self.phase = TERMINATOR_PHASE
+            self.turn = 0
+            self._begin_turn()
+        elif self.phase == TERMINATOR_PHASE:
+            self.turn += 1
+            if self.turn < 5:
+                self._begin_turn()
+            else:
+                self.current = -1
+                self.stood_up = False
+                self.phase = ORK_PHASE
+        elif self.phase == ORK_PHASE:
+            self.round += 1
+            self.phase = WAVE
+            self._begin_wave(self.per_wave())
+        else:
+            raise ValueError("no game in play")
+        self.last_hit = None
+
+    def _begin_turn(self):
+        t = self.order[self.turn]
+        self.current = t
+        self.stood_up = False
+        if self.damage[t] >= _OUT:  # Heroes All: one damage from out of action again
+            self.damage[t] = _OUT - 1
+            self.stood_up = True
+
+    def _attack(self, data):
+        if self.phase != TERMINATOR_PHASE:
+            raise ValueError("not the Terminators' phase")
+        if not 4 <= len(data) <= 5:
+            raise ValueError("bad attack")
+        kind, face, cover, painboy = data[0], data[1], data[2], data[3]
+        if not 0 <= kind < 10 or not 1 <= face <= 6 or not 0 <= cover <= 1:
+            raise ValueError("bad attack")
+        if not self.board[kind]:
+            raise ValueError("no such Ork on the board")
+        if painboy and (painboy != 1 or kind == PAINBOY or not self.board[PAINBOY]):
+            raise ValueError("no Painboy bonus")
+        tough = data[4] if len(data) == 5 else self.toughness(kind)
+        if not 1 <= tough <= 6:
+            raise ValueError("bad toughness")
+        self.last_kind = kind
+        self.last_hit = face >= tough + cover + painboy
+        if self.last_hit:
+            self._destroyed(kind, self.current)
+
+    def _destroyed(self, kind, by):
+        if not 0 <= kind < 10 or not self.board[kind]:
+            raise ValueError("no such Ork on the board")
+        self.board[kind] -= 1
+        self.on_board -= 1
+        self.destroyed[kind] += 1
+        if by >= 0:
+            self.kills[by] += 1
+        if not self.on_board and not self.reserves.total:
+            self._finish(WON)
+
+    def _damage(self, t, n):
+        if self.damage[t] >= _OUT:
+            raise ValueError("Orks do not attack a Terminator out of action")
+        if t == ANGELUS and n > 1:
+            n = 1  # Storm Shield [seed]
+        self.damage[t] = min(_OUT, self.damage[t] + n)
+        if self.damage[t] >= _OUT:
+            self.grit -= 1
+            if not self.grit:
+                self._finish(LOST_GRIT)
+
+    def _heal(self, data):
+        if self.phase != TERMINATOR_PHASE or len(data) != 1 or data[0] != self.current:
+            raise ValueError("only the active Terminator heals")
+        t = data[0]
+        if self.damage[t] >= _OUT:
+            raise ValueError("out of action")
+        if self.damage[t]:
+            self.damage[t] -= 1
+
+    def _supply(self, data):
+        self._playing()
+        if len(data) != 1 or not 0 <= data[0] < 5:
+            raise ValueError("bad supply")
+        if not self.supply_tokens:
+            raise ValueError("no supply token left")
+        self.supply_tokens -= 1
+        drawn = min(2, self.supply_deck)
+        self.supply_deck -= drawn
+        if drawn:
+            self.supply_kept += 1
+            self.supply_discard += drawn - 1
+
+    def _finish(self, result):
+        self.result = result
+        self.phase = OVER
+        self.current = -1
+
+
+def fold(events, settings=None):
+    """Return a Game with every event applied."""
+    game = Game(settings)
+    for event in events:
+        game.apply(event)
+    return game
+
+
+# ---- commands: state + randbelow -> event ---------------------------------------------------
+
+
+def add_ork(game, randbelow):
+    """Return an ("add", (kind, breach face)) event: a random token from the reserves."""
+    kind = bag_pick(game.reserves, randbelow)
+    if kind < 0:
+        raise ValueError("the reserves are empty")
+    return ("add", (kind, randbelow(6) + 1))
+
+
+def attack(kind, randbelow, cover=0, painboy=0):
+    """Return an ("attack", (kind, face, cover, painboy)) event for the current Terminator."""
+    return ("attack", (kind, randbelow(6) + 1, cover, painboy))
