@@ -1,0 +1,259 @@
+"""OLED display drivers: SSD1306 and SH1106 (128x64, I2C) with a dirty-region flush.
+
+Driver (shell code). Both classes are a `framebuf.FrameBuffer` (MONO_VLSB, 128x64) that the
+screens draw on; `show()` sends only what changed since the last flush: it keeps a copy of the
+frame last sent, compares page by page (a page is 8 pixel rows, one byte per column), and for
+each page sends the changed column spans (spans closer than a span's framing cost are merged).
+After a roll that redraws six dice in a 2-3 page band this is a few hundred bytes instead of a
+full frame (1,024 data bytes, ~23 ms at 400 kHz); tools/bench_display.py measures it.
+
+Both controllers are driven in page addressing mode, so one flush routine serves both:
+  0xB0|page, 0x00|(column & 0x0F), 0x10|(column >> 4), then the data bytes.
+The SH1106 has a 132-column RAM with the 128-pixel panel centred on it: visible columns start at
+RAM column 2, and it has no horizontal addressing mode (no wrap to the next page).
+
+Constructor arguments: i2c (a built machine.I2C), addr (7-bit, 0x3C on most modules; 0x3D with
+the address jumper), external_vcc (module without a charge pump), rotate (0 or 180: the panel
+mounted upside down). Command and data buffers are allocated once, in __init__; show() allocates
+only a memoryview per span sent. Bus errors (OSError from the I2C) propagate; the copy of the
+last sent frame is updated only after a span was written, so the next show() retries.
+"""
+
+import framebuf
+from micropython import const
+
+_WIDTH = const(128)
+_HEIGHT = const(64)
+_PAGES = const(8)  # 64 rows / 8 rows per page
+_FRAME_BYTES = const(1024)  # 128 columns x 8 pages
+
+# I2C control bytes (first byte of each write transaction).
+_CONTROL_COMMANDS = const(0x00)  # Co=0, D/C#=0: every following byte is a command
+_CONTROL_DATA = const(0x40)  # Co=0, D/C#=1: every following byte goes to display RAM
+
+# Commands common to both controllers.
+_SET_CONTRAST = const(0x81)  # + 1 byte: 0..255
+_DISPLAY_FOLLOW_RAM = const(0xA4)  # 0xA5 would light every pixel
+_NORMAL = const(0xA6)  # 0xA7 = inverse
+_DISPLAY_OFF = const(0xAE)  # sleep mode: panel off, RAM kept, ~10 uA
+_DISPLAY_ON = const(0xAF)
+_SET_MULTIPLEX = const(0xA8)  # + 1 byte: rows - 1
+_SET_DISPLAY_OFFSET = const(0xD3)  # + 1 byte: vertical shift
+_SET_START_LINE = const(0x40)  # | line (0..63)
+_SET_CLOCK = const(0xD5)  # + 1 byte: divide ratio (low nibble) and oscillator (high nibble)
+_SET_PRECHARGE = const(0xD9)  # + 1 byte: phase 1 (low nibble) and phase 2 (high nibble) clocks
+_SET_COM_PINS = const(0xDA)  # + 1 byte: COM pin hardware configuration
+_SET_VCOMH = const(0xDB)  # + 1 byte: VCOMH deselect level
+_SEGMENT_REMAP = const(0xA1)  # column 127 (SH1106: 131) -> SEG0; 0xA0 = no remap
+_SEGMENT_NORMAL = const(0xA0)
+_COM_SCAN_REVERSED = const(0xC8)  # scan COM[N-1] -> COM0; 0xC0 = COM0 -> COM[N-1]
+_COM_SCAN_NORMAL = const(0xC0)
+_PAGE_ADDRESS = const(0xB0)  # | page (0..7), page addressing mode
+_COLUMN_LOW = const(0x00)  # | low nibble of the column
+_COLUMN_HIGH = const(0x10)  # | high nibble of the column
+
+# SSD1306 only.
+_SSD1306_ADDRESSING_MODE = const(0x20)  # + 1 byte: 0x02 = page addressing (reset default)
+_SSD1306_CHARGE_PUMP = const(0x8D)  # + 1 byte: 0x14 = on (internal VCC), 0x10 = off
+# SH1106 only.
+_SH1106_DC_DC = const(0xAD)  # + 1 byte: 0x8B = DC-DC converter on, 0x8A = off
+_SH1106_PUMP_8V0 = const(0x32)  # charge pump output 8.0 V (0x30..0x33 = 6.4..9.0 V)
+
+# A span costs this much framing besides its data: 1 control byte + 3 command bytes + 1 data
+# control byte + 2 I2C address bytes. Two changed spans closer than this are sent as one.
+_SPAN_OVERHEAD = const(7)
+
+
+class _OLED(framebuf.FrameBuffer):
+    """The shared part: frame buffer, last-sent copy, dirty-span flush, power and contrast."""
+
+    # Set by the subclasses.
+    RAM_COLUMN_OFFSET = 0
+    NAME = "oled"
+
+    def __init__(self, i2c, addr=0x3C, external_vcc=False, rotate=0):
+        self.i2c = i2c
+        self.addr = addr
+        self.external_vcc = external_vcc
+        self.rotate = rotate
+        self.width = _WIDTH
+        self.height = _HEIGHT
+        self.buffer = bytearray(_FRAME_BYTES)
+        self._sent = bytearray(_FRAME_BYTES)  # what the display RAM holds (after _synced)
+        self._synced = False  # False until a full frame went out: RAM content unknown
+        self._view = memoryview(self.buffer)
+        self._command = bytearray(2)  # control byte + one command
+        self._command2 = bytearray(3)  # control byte + command + argument
+        self._address = bytearray(4)  # control byte + page + column low + column high
+        self._command[0] = _CONTROL_COMMANDS
+        self._command2[0] = _CONTROL_COMMANDS
+        self._address[0] = _CONTROL_COMMANDS
+        self._vector = [b"\x40", self._view]  # data control byte + the span being sent
+        self.is_on = False
+        self.level = 0
+        self.bytes_sent = 0  # payload bytes written over I2C (control bytes included)
+        self.writes = 0  # I2C write transactions
+        super().__init__(self.buffer, _WIDTH, _HEIGHT, framebuf.MONO_VLSB)
+        self.init_display()
+
+    # Commands --------------------------------------------------------------------------------
+
+    def _cmd(self, command):
+        self._command[1] = command
+        self.i2c.writeto(self.addr, self._command)
+        self.bytes_sent += 2
+        self.writes += 1
+
+    def _cmd_arg(self, command, arg):
+        self._command2[1] = command
+        self._command2[2] = arg
+        self.i2c.writeto(self.addr, self._command2)
+        self.bytes_sent += 3
+        self.writes += 1
+
+    def _init_commands(self):
+        """Send the controller-specific set-up (display still off)."""
+        raise NotImplementedError
+
+    def init_display(self):
+        """Initialise the controller, clear the screen and switch the panel on."""
+        self._cmd(_DISPLAY_OFF)
+        self._init_commands()
+        self.fill(0)
+        self._synced = False
+        self.show()
+        self.poweron()
+
+    def invalidate(self):
+        """Forget what the display holds: the next show() sends the whole frame."""
+        self._synced = False
+
+    def poweroff(self):
+        """Switch the panel off (sleep mode; RAM and the frame are kept)."""
+        self._cmd(_DISPLAY_OFF)
+        self.is_on = False
+
+    def poweron(self):
+        """Switch the panel on."""
+        self._cmd(_DISPLAY_ON)
+        self.is_on = True
+
+    def contrast(self, level):
+        """Set the brightness, 0..255."""
+        level = 0 if level < 0 else 255 if level > 255 else level
+        self._cmd_arg(_SET_CONTRAST, level)
+        self.level = level
+
+    def invert(self, on):
+        """Show white-on-black (False) or black-on-white (True)."""
+        self._cmd(_NORMAL | (1 if on else 0))
+
+    # The dirty-span flush --------------------------------------------------------------------
+
+    def show(self):
+        """Send the changed parts of the frame; return the number of spans sent."""
+        spans = 0
+        buffer = self.buffer
+        sent = self._sent
+        full = not self._synced
+        for page in range(_PAGES):
+            base = page * _WIDTH
+            if full:
+                self._send(page, 0, _WIDTH)
+                spans += 1
+                continue
+            start = -1  # first changed column of the open span, -1 = none open
+            end = 0  # one past its last changed column
+            for x in range(_WIDTH):
+                if buffer[base + x] != sent[base + x]:
+                    if start < 0:
+                        start = x
+                    elif x - end > _SPAN_OVERHEAD:
+                        self._send(page, start, end)
+                        spans += 1
+                        start = x
+                    end = x + 1
+            if start >= 0:
+                self._send(page, start, end)
+                spans += 1
+        self._synced = True
+        return spans
+
+    def _send(self, page, start, end):
+        """Write columns start..end-1 of page; then remember them as sent."""
+        column = start + self.RAM_COLUMN_OFFSET
+        address = self._address
+        address[1] = _PAGE_ADDRESS | page
+        address[2] = _COLUMN_LOW | (column & 0x0F)
+        address[3] = _COLUMN_HIGH | (column >> 4)
+        self.i2c.writeto(self.addr, address)
+        base = page * _WIDTH
+        span = self._view[base + start : base + end]
+        self._vector[1] = span
+        self.i2c.writevto(self.addr, self._vector)
+        self._sent[base + start : base + end] = span
+        self.bytes_sent += 4 + 1 + end - start
+        self.writes += 2
+
+
+class SSD1306_I2C(_OLED):
+    """SSD1306 128x64 over I2C (the usual 0.96-inch module)."""
+
+    RAM_COLUMN_OFFSET = 0
+    NAME = "ssd1306"
+
+    def _init_commands(self):
+        ext = self.external_vcc
+        flipped = self.rotate == 180
+        self._cmd_arg(_SET_CLOCK, 0x80)  # divide ratio 1, oscillator mid-range (reset value)
+        self._cmd_arg(_SET_MULTIPLEX, _HEIGHT - 1)  # 64 rows
+        self._cmd_arg(_SET_DISPLAY_OFFSET, 0x00)  # no vertical shift
+        self._cmd(_SET_START_LINE | 0)  # RAM row 0 at the top
+        self._cmd_arg(_SSD1306_CHARGE_PUMP, 0x10 if ext else 0x14)  # internal pump unless VCC
+        self._cmd_arg(_SSD1306_ADDRESSING_MODE, 0x02)  # page addressing (the flush uses it)
+        self._cmd(_SEGMENT_NORMAL if flipped else _SEGMENT_REMAP)  # column 0 at the left
+        self._cmd(_COM_SCAN_NORMAL if flipped else _COM_SCAN_REVERSED)  # row 0 at the top
+        self._cmd_arg(_SET_COM_PINS, 0x12)  # alternative COM pins, no left/right remap (64 rows)
+        self._cmd_arg(_SET_CONTRAST, 0x9F if ext else 0xCF)  # datasheet application values
+        self.level = 0x9F if ext else 0xCF
+        self._cmd_arg(_SET_PRECHARGE, 0x22 if ext else 0xF1)  # phase 1/2 clocks
+        self._cmd_arg(_SET_VCOMH, 0x30)  # ~0.83 x VCC
+        self._cmd(_DISPLAY_FOLLOW_RAM)
+        self._cmd(_NORMAL)
+
+
+class SH1106_I2C(_OLED):
+    """SH1106 128x64 over I2C (most 1.3-inch modules): 132-column RAM, 2-column offset."""
+
+    RAM_COLUMN_OFFSET = 2
+    NAME = "sh1106"
+
+    def _init_commands(self):
+        flipped = self.rotate == 180
+        self._cmd_arg(_SET_CLOCK, 0x80)  # divide ratio 1, oscillator +15 %
+        self._cmd_arg(_SET_MULTIPLEX, _HEIGHT - 1)  # 64 rows
+        self._cmd_arg(_SET_DISPLAY_OFFSET, 0x00)  # no vertical shift
+        self._cmd(_SET_START_LINE | 0)  # RAM row 0 at the top
+        self._cmd_arg(_SH1106_DC_DC, 0x8A if self.external_vcc else 0x8B)  # DC-DC on unless VCC
+        self._cmd(_SH1106_PUMP_8V0)  # charge pump 8.0 V
+        self._cmd(_SEGMENT_NORMAL if flipped else _SEGMENT_REMAP)  # column 0 at the left
+        self._cmd(_COM_SCAN_NORMAL if flipped else _COM_SCAN_REVERSED)  # row 0 at the top
+        self._cmd_arg(_SET_COM_PINS, 0x12)  # alternative COM pins (64 rows)
+        self._cmd_arg(_SET_CONTRAST, 0x80)  # reset value
+        self.level = 0x80
+        self._cmd_arg(_SET_PRECHARGE, 0x22)  # 2 clocks each phase (reset value)
+        self._cmd_arg(_SET_VCOMH, 0x35)  # ~0.77 x VCC (reset value)
+        self._cmd(_DISPLAY_FOLLOW_RAM)
+        self._cmd(_NORMAL)
+
+
+CONTROLLERS = ("ssd1306", "sh1106")  # settings value 0, 1
+
+
+def make(kind, i2c, addr=0x3C, external_vcc=False, rotate=0):
+    """Build the driver for kind ("ssd1306"/"sh1106", or its index in CONTROLLERS)."""
+    if kind == 1 or kind == "sh1106":
+        return SH1106_I2C(i2c, addr, external_vcc, rotate)
+    if kind == 0 or kind == "ssd1306":
+        return SSD1306_I2C(i2c, addr, external_vcc, rotate)
+    raise ValueError("unknown display %r" % (kind,))

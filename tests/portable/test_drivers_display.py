@@ -1,0 +1,258 @@
+"""Display drivers (SSD1306, SH1106): the I2C byte stream, decoded back into pixels by the fake
+OLED, equals the frame buffer after every flush; only changed spans are sent; bus errors
+propagate and the next flush repairs the screen. Needs framebuf: built into MicroPython; on
+CPython the tests run once host/framebuf.py (the pure-Python shim) is importable, and pass
+vacuously before that."""
+
+from display_scenes import draw_roll_screen, redraw_after_roll
+from seeded import Seeded
+
+try:
+    import framebuf
+except ImportError:
+    framebuf = None
+
+try:
+    import machine
+    import oled_decode
+except ImportError:
+    from dicepod_host.fakeboard import machine, oled_decode
+
+CONTROLLERS = ("ssd1306", "sh1106")
+
+
+def _make(kind, rotate=0):
+    from dicepod.drivers import display
+
+    i2c = machine.I2C(0)
+    oled = oled_decode.OLED(kind)
+    i2c.attach(0x3C, oled)
+    return display.make(kind, i2c, rotate=rotate), i2c, oled
+
+
+def _check(d, oled, what):
+    img = oled.image()
+    if img != d.buffer:
+        bad = [i for i in range(len(img)) if img[i] != d.buffer[i]]
+        raise AssertionError("%s: %d bytes differ, first at %d" % (what, len(bad), bad[0]))
+
+
+def test_init_clears_and_switches_on():
+    if framebuf is None:
+        return
+    for kind in CONTROLLERS:
+        d, i2c, oled = _make(kind)
+        assert oled.on and d.is_on
+        assert oled.segment_remap and oled.com_reversed
+        _check(d, oled, kind + " after init")
+        # Every RAM byte the panel shows was written (RAM content at power-up is random).
+        assert oled.data_bytes == 1024
+
+
+def test_random_drawings_decode_to_the_frame_buffer():
+    if framebuf is None:
+        return
+    rng = Seeded(7)
+    for kind in CONTROLLERS:
+        d, i2c, oled = _make(kind)
+        for step in range(40):
+            shape = rng.randbelow(5)
+            x, y = rng.randbelow(140) - 6, rng.randbelow(76) - 6
+            w, h = rng.randbelow(40) + 1, rng.randbelow(30) + 1
+            c = rng.randbelow(2)
+            if shape == 0:
+                d.fill_rect(x, y, w, h, c)
+            elif shape == 1:
+                d.text("%d" % rng.randbelow(1000), x, y, c)
+            elif shape == 2:
+                d.line(x, y, x + w, y + h, c)
+            elif shape == 3:
+                d.pixel(x % 128, y % 64, c)
+            else:
+                d.rect(x, y, w, h, c)
+            if rng.randbelow(3) == 0:
+                d.show()
+                _check(d, oled, "%s step %d" % (kind, step))
+        d.show()
+        _check(d, oled, kind + " end")
+
+
+def test_unchanged_frame_sends_nothing():
+    if framebuf is None:
+        return
+    for kind in CONTROLLERS:
+        d, i2c, oled = _make(kind)
+        i2c.clear()
+        assert d.show() == 0
+        assert i2c.writes == 0
+        d.pixel(5, 5, 0)  # already 0: still no change
+        assert d.show() == 0 and i2c.writes == 0
+
+
+def test_one_pixel_sends_one_byte_at_the_right_ram_column():
+    if framebuf is None:
+        return
+    for kind in CONTROLLERS:
+        d, i2c, oled = _make(kind)
+        i2c.clear()
+        d.pixel(100, 35, 1)  # page 4, column 100
+        assert d.show() == 1
+        offset = 2 if kind == "sh1106" else 0
+        column = 100 + offset
+        assert i2c.log == [
+            (0x3C, bytes((0x00, 0xB4, column & 0x0F, 0x10 | column >> 4))),
+            (0x3C, bytes((0x40, 1 << 3))),
+        ]
+        assert oled.ram[4 * oled.ram_width + column] == 1 << 3
+        _check(d, oled, kind)
+
+
+def test_spans_merge_when_close_and_split_when_far():
+    if framebuf is None:
+        return
+    d, i2c, oled = _make("ssd1306")
+    i2c.clear()
+    d.pixel(10, 0, 1)
+    d.pixel(15, 0, 1)  # gap of 4 columns: cheaper to send through than to start a new span
+    d.pixel(60, 0, 1)  # far: its own span
+    assert d.show() == 2
+    data = [t[1] for t in i2c.log if t[1][0] == 0x40]
+    assert [len(x) - 1 for x in data] == [6, 1]
+    _check(d, oled, "spans")
+
+
+def test_sh1106_column_offset_and_no_horizontal_mode():
+    if framebuf is None:
+        return
+    d, i2c, oled = _make("sh1106")
+    for _addr, data in i2c.log:
+        if data[0] == 0x00:
+            assert 0x20 not in data[1:2] and 0x21 not in data[1:2]  # no SSD1306-only commands
+    d.fill(1)
+    d.show()
+    # The panel shows RAM columns 2..129; columns 0, 1, 130, 131 are never written.
+    for page in range(8):
+        row = oled.ram[page * 132 : page * 132 + 132]
+        assert row[0] == 0 and row[1] == 0 and row[130] == 0 and row[131] == 0
+        assert row[2] == 0xFF and row[129] == 0xFF
+    _check(d, oled, "sh1106 full")
+
+
+def test_rotate_180_turns_the_image():
+    if framebuf is None:
+        return
+    for kind in CONTROLLERS:
+        d, i2c, oled = _make(kind, rotate=180)
+        d.text("Hi", 0, 0, 1)
+        d.fill_rect(100, 50, 5, 3, 1)
+        d.show()
+        img = oled.image()
+        for y in range(64):
+            for x in range(128):
+                shown = img[((63 - y) >> 3) * 128 + 127 - x] >> ((63 - y) & 7) & 1
+                assert shown == d.pixel(x, y), (kind, x, y)
+
+
+def test_contrast_power_invert_commands():
+    if framebuf is None:
+        return
+    for kind in CONTROLLERS:
+        d, i2c, oled = _make(kind)
+        d.contrast(12)
+        assert oled.contrast == 12 and d.level == 12
+        d.contrast(999)
+        assert oled.contrast == 255
+        d.fill_rect(0, 0, 10, 10, 1)
+        d.show()
+        d.poweroff()
+        assert not oled.on and not d.is_on
+        assert oled.image() == bytearray(1024)  # a panel that is off shows nothing
+        d.poweron()
+        _check(d, oled, kind + " back on")
+        d.invert(True)
+        assert oled.inverted
+        d.invert(False)
+        assert not oled.inverted
+
+
+class _Flaky:
+    """An OLED whose bus fails on demand."""
+
+    def __init__(self, kind):
+        self.oled = oled_decode.OLED(kind)
+        self.fail = False
+
+    def write(self, data):
+        if self.fail and data[0] == 0x40:
+            raise OSError(5)
+        self.oled.write(data)
+
+
+def test_bus_error_propagates_and_next_show_repairs():
+    if framebuf is None:
+        return
+    from dicepod.drivers import display
+
+    for kind in CONTROLLERS:
+        i2c = machine.I2C(0)
+        dev = _Flaky(kind)
+        i2c.attach(0x3C, dev)
+        d = display.make(kind, i2c)
+        d.fill_rect(20, 20, 30, 20, 1)
+        dev.fail = True
+        try:
+            d.show()
+            raise AssertionError("no error")
+        except OSError as exc:
+            assert exc.args[0] == 5
+        dev.fail = False
+        d.show()
+        _check(d, dev.oled, kind + " repaired")
+
+
+def test_missing_display_raises_at_init():
+    if framebuf is None:
+        return
+    from dicepod.drivers import display
+
+    i2c = machine.I2C(0)
+    i2c.attach(0x3C, None)
+    try:
+        display.make("ssd1306", i2c)
+        raise AssertionError("no error")
+    except OSError:
+        pass
+    try:
+        display.make("st7735", i2c)
+        raise AssertionError("no error")
+    except ValueError:
+        pass
+
+
+def roll_redraw_bytes(kind, rolls=30, seed=3):
+    """Wire bytes (payload + address bytes) per roll redraw: list over `rolls` rolls."""
+    d, i2c, oled = _make(kind)
+    rng = Seeded(seed)
+    faces = [rng.randbelow(6) + 1 for _ in range(6)]
+    draw_roll_screen(d, faces, 0, 0)
+    d.show()
+    counts = []
+    score = 0
+    for roll in range(1, rolls + 1):
+        faces = [rng.randbelow(6) + 1 for _ in range(6)]
+        score += 50 * rng.randbelow(7)
+        redraw_after_roll(d, faces, score, roll)
+        i2c.clear()
+        d.show()
+        _check(d, oled, "%s roll %d" % (kind, roll))
+        counts.append(i2c.wire_bytes())
+    return counts
+
+
+def test_roll_redraw_within_budget():
+    if framebuf is None:
+        return
+    for kind in CONTROLLERS:
+        counts = roll_redraw_bytes(kind)
+        assert sum(counts) / len(counts) <= 400, counts
+        assert max(counts) < 1080  # always less than a full frame (1,024 data + framing)
