@@ -1,0 +1,133 @@
+"""Buttons: four active-low push buttons (to ground, internal pull-ups) turned into events.
+
+Driver (shell code). `update(dt_ms, raw=None)` samples the pins (or takes `raw`, a bitmask of
+pressed buttons, from a test or the simulator) and returns a bitmask of new events:
+
+- UP=1, DOWN=2, OK=4, BACK=8: a press, reported on the first edge, in the same update that
+  sees it (debouncing adds no latency). After any accepted edge a button is locked out for
+  `lockout_ms` (default 30; contacts bounce for a few ms): changes inside the window are
+  ignored, so bounce never makes a double press, and a release is reported only if it lasts.
+- The same bit << 4 (16, 32, 64, 128): a long press, once, when a button has been held for
+  `long_ms` (default 600). The press event came first; a screen that gives a button a long
+  meaning too should make the short meaning harmless or undoable.
+- Auto-repeat for the buttons in `repeat_mask` (default UP|DOWN): while held, the press bit
+  again after `repeat_delay_ms` (400) and then every `repeat_ms` (120); at most one repeat per
+  update, so a slow tick never floods the app.
+
+`pins` are four built machine.Pin inputs in bit order (UP, DOWN, OK, BACK), read as 0 when
+pressed; None when every update gets `raw`. Allocation-free after __init__ (small ints only).
+`arm_wake(handler)` sets a falling-edge IRQ on every pin so a press wakes machine.lightsleep.
+"""
+
+UP = 1
+DOWN = 2
+OK = 4
+BACK = 8
+ALL = 15
+LONG_SHIFT = 4  # long press of button b is b << LONG_SHIFT
+NAMES = ("UP", "DOWN", "OK", "BACK")
+
+_COUNT = 4
+_HELD_CAP = 1 << 24  # hold times stop counting here (~4.6 hours): stays a small int
+
+
+class Buttons:
+    """Four debounced buttons with long press and auto-repeat."""
+
+    def __init__(
+        self,
+        pins=None,
+        lockout_ms=30,
+        long_ms=600,
+        repeat_delay_ms=400,
+        repeat_ms=120,
+        repeat_mask=UP | DOWN,
+    ):
+        self.pins = pins
+        self.lockout_ms = lockout_ms
+        self.long_ms = long_ms
+        self.repeat_delay_ms = repeat_delay_ms
+        self.repeat_ms = repeat_ms
+        self.repeat_mask = repeat_mask
+        self.state = 0  # debounced: bit set = held down
+        self._lock = [0] * _COUNT  # ms of lock-out left per button
+        self._held = [0] * _COUNT  # ms held since the press
+        self._next_repeat = [0] * _COUNT  # hold time of the next auto-repeat
+        self._long_done = 0  # bitmask: long press already reported for this hold
+
+    def read(self):
+        """Return the raw pin state as a bitmask (bit set = pressed, i.e. pin low)."""
+        raw = 0
+        pins = self.pins
+        if pins is None:
+            return 0
+        for i in range(_COUNT):
+            if not pins[i].value():
+                raw |= 1 << i
+        return raw
+
+    def update(self, dt_ms, raw=None):
+        """Advance by dt_ms and sample; return the bitmask of new press/long/repeat events."""
+        if raw is None:
+            raw = self.read()
+        events = 0
+        lock = self._lock
+        held = self._held
+        for i in range(_COUNT):
+            bit = 1 << i
+            down = self.state & bit
+            if lock[i] > 0:
+                lock[i] = lock[i] - dt_ms if lock[i] > dt_ms else 0
+                # A button still locked keeps its debounced state; the change waits.
+                if down:
+                    events |= self._hold(i, bit, dt_ms)
+                continue
+            if (raw & bit) and not down:  # press edge: report now, then lock out
+                self.state |= bit
+                lock[i] = self.lockout_ms
+                held[i] = 0
+                self._next_repeat[i] = self.repeat_delay_ms
+                self._long_done &= ~bit
+                events |= bit
+            elif down and not (raw & bit):  # release edge
+                self.state &= ~bit
+                lock[i] = self.lockout_ms
+            elif down:
+                events |= self._hold(i, bit, dt_ms)
+        return events
+
+    def _hold(self, i, bit, dt_ms):
+        """Count hold time for a held button; return long/repeat events due."""
+        held = self._held
+        if held[i] < _HELD_CAP:
+            held[i] += dt_ms
+        events = 0
+        if not (self._long_done & bit) and held[i] >= self.long_ms:
+            self._long_done |= bit
+            events |= bit << LONG_SHIFT
+        if self.repeat_mask & bit and held[i] >= self._next_repeat[i]:
+            events |= bit
+            nxt = self._next_repeat[i]
+            while nxt <= held[i]:
+                nxt += self.repeat_ms
+            self._next_repeat[i] = nxt
+        return events
+
+    def pressed(self):
+        """Return the debounced state: bitmask of buttons held down now."""
+        return self.state
+
+    def reset(self):
+        """Forget all state (after a long sleep the app may want a clean start)."""
+        self.state = 0
+        self._long_done = 0
+        for i in range(_COUNT):
+            self._lock[i] = 0
+            self._held[i] = 0
+
+    def arm_wake(self, handler):
+        """Make a press raise an interrupt (wakes lightsleep); handler(pin) may do nothing."""
+        if self.pins is None:
+            return
+        for pin in self.pins:
+            pin.irq(handler=handler, trigger=pin.IRQ_FALLING)

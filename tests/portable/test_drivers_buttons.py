@@ -1,0 +1,149 @@
+"""Buttons driver: first-edge presses with a lock-out window, long press, auto-repeat, all in
+virtual time with scripted raw states (and once through fake pins); no allocation per update
+under MicroPython."""
+
+import gc
+
+from dicepod.drivers.buttons import BACK, DOWN, OK, UP, Buttons
+
+try:
+    import machine
+except ImportError:
+    from dicepod_host.fakeboard import machine
+
+
+def _run(buttons, script, dt=10):
+    """Feed (raw, steps) pairs, dt ms per step; return [(time_ms, events)] for non-zero ones."""
+    out = []
+    t = 0
+    for raw, steps in script:
+        for _ in range(steps):
+            t += dt
+            ev = buttons.update(dt, raw)
+            if ev:
+                out.append((t, ev))
+    return out
+
+
+def test_press_is_reported_in_the_update_that_sees_it():
+    b = Buttons()
+    assert b.update(10, 0) == 0
+    assert b.update(10, OK) == OK  # no added latency
+    assert b.pressed() == OK
+
+
+def test_bounce_on_press_and_release_gives_one_press():
+    b = Buttons(lockout_ms=30)
+    # press with 4 ms of contact bounce sampled every 1 ms, held, release with bounce
+    script = [(OK, 1), (0, 1), (OK, 1), (0, 1), (OK, 50), (0, 1), (OK, 1), (0, 1), (OK, 1)]
+    script += [(0, 100)]
+    events = _run(b, script, dt=1)
+    assert events == [(1, OK)], events
+    assert b.pressed() == 0
+
+
+def test_second_press_after_lockout_counts():
+    b = Buttons(lockout_ms=30)
+    events = _run(b, [(OK, 5), (0, 5), (OK, 5), (0, 5)], dt=10)
+    assert events == [(10, OK), (110, OK)], events
+
+
+def test_release_shorter_than_lockout_is_ignored():
+    # A 20 ms "release" inside the lock-out window after a press is bounce, not a new press.
+    b = Buttons(lockout_ms=30)
+    events = _run(b, [(OK, 1), (0, 2), (OK, 10)], dt=10)
+    assert events == [(10, OK)], events
+
+
+def test_long_press_once():
+    b = Buttons(long_ms=600)
+    events = _run(b, [(OK, 100), (0, 10)], dt=10)
+    assert events == [(10, OK), (610, OK << 4)], events
+
+
+def test_long_press_on_back_and_non_default_time():
+    b = Buttons(long_ms=250)
+    events = _run(b, [(BACK, 30)], dt=10)
+    assert events == [(10, BACK), (260, BACK << 4)], events
+
+
+def test_auto_repeat_for_up_down_only():
+    b = Buttons(long_ms=600, repeat_delay_ms=400, repeat_ms=120)
+    events = _run(b, [(UP, 100)], dt=10)
+    times = [t for t, ev in events if ev & UP]
+    assert times == [10, 410, 530, 650, 770, 890], times
+    longs = [t for t, ev in events if ev & (UP << 4)]
+    assert longs == [610], longs
+    b2 = Buttons()
+    events = _run(b2, [(OK, 100)], dt=10)
+    assert [ev for _, ev in events] == [OK, OK << 4]
+
+
+def test_repeat_with_non_default_rates():
+    b = Buttons(repeat_delay_ms=200, repeat_ms=50, repeat_mask=DOWN | OK, long_ms=10_000)
+    events = _run(b, [(OK, 35)], dt=10)
+    assert [t for t, _ in events] == [10, 210, 260, 310], events
+
+
+def test_slow_tick_gives_at_most_one_repeat_per_update():
+    b = Buttons()
+    assert b.update(10, DOWN) == DOWN
+    ev = b.update(5000, DOWN)  # e.g. the loop stalled: one repeat and the long press
+    assert ev == DOWN | DOWN << 4
+    assert b.update(10, DOWN) == 0  # the schedule moved past now: no burst of repeats
+    ev = 0
+    for _ in range(12):
+        ev |= b.update(10, DOWN)
+    assert ev == DOWN
+
+
+def test_buttons_are_independent():
+    b = Buttons()
+    assert b.update(10, UP) == UP
+    assert b.update(10, UP | OK) == OK
+    assert b.update(10, UP | OK | BACK) == BACK
+    assert b.pressed() == UP | OK | BACK
+    for _ in range(10):
+        b.update(10, 0)
+    assert b.pressed() == 0
+
+
+def test_reads_active_low_pins():
+    pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (40, 41, 42, 43)]
+    b = Buttons(pins)
+    assert b.update(10) == 0  # pull-ups: nothing pressed
+    pins[2].drive(0)  # OK pressed (pin pulled to ground)
+    assert b.update(10) == OK
+    pins[2].release()
+    for _ in range(5):
+        assert b.update(10) == 0
+    pins[3].drive(0)
+    assert b.update(10) == BACK
+
+
+def test_arm_wake_sets_falling_edge_irq():
+    pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (44, 45, 46, 47)]
+    woke = []
+    b = Buttons(pins)
+    b.arm_wake(woke.append)
+    pins[1].drive(0)
+    pins[1].release()
+    assert woke == [pins[1]]
+
+
+def test_update_allocates_nothing():
+    if not hasattr(gc, "mem_alloc"):
+        return  # CPython: nothing to measure
+    b = Buttons()
+    script = (0, UP, UP, 0, 0, OK | BACK, OK, 0, DOWN, DOWN)
+    b.update(10, 0)
+    gc.collect()
+    gc.disable()
+    try:
+        before = gc.mem_alloc()
+        for i in range(2000):
+            b.update(10, script[i % 10])
+        after = gc.mem_alloc()
+    finally:
+        gc.enable()
+    assert after == before, after - before
