@@ -1,0 +1,493 @@
+"""The app shell: buttons in, screens out, the journal, settings, USB and power.
+
+Shell code: it owns the board (docs/ARCHITECTURE.md) and the screen stack; the game logic is in
+dicepod.rules, the screens in dicepod.ui, the journal format in dicepod.journal.
+
+- start(): recover the journal (a torn tail is cut), load the settings (a corrupt file falls
+  back to the defaults with a message), fold the current game's effective events and resume it
+  on the screen it was played on.
+- tick(dt_ms): one non-blocking step: buttons -> the top screen's on_button -> transitions;
+  the top screen's tick; redraw only when something changed, then display.show(); power; USB.
+- Every user-visible change is an event: play(event) folds it into the game (an illegal one
+  raises ValueError and nothing is written), appends it to the journal and hands the line to the
+  USB link. undo() appends ("undo", ()) and folds the game again from the journal.
+- A crash (any exception out of a step) writes ("crash", (ExceptionName, file, line)) to the
+  journal as an event of the current game (the app's fold skips it; undo steps over it), shows
+  the traceback on the screen and restarts the app from the journal. Three crashes within ten
+  seconds start it without resuming the game (no crash loop).
+"""
+
+import gc
+import io
+import json
+import sys
+
+from dicepod import journal as journal_module
+from dicepod.rules import modes
+from dicepod.settings import MissingValue, Settings
+from dicepod.ui import screen as ui
+
+# Events the app writes for itself; a game's fold skips them.
+APP_EVENTS = ("crash",)
+# Crash-loop guard: this many crashes inside this window start the app without the game.
+_CRASH_LIMIT = 3
+_CRASH_WINDOW_MS = 10000
+# Longest traceback text kept for the screen.
+_TRACE_CHARS = 600
+# Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
+_PERIOD_MS = 20
+
+
+def _forget(name):
+    """Drop a module from sys.modules and from its package (its RAM goes when unused)."""
+    sys.modules.pop(name, None)
+    cut = name.rfind(".")
+    parent = sys.modules.get(name[:cut])
+    if parent is not None and hasattr(parent, name[cut + 1 :]):
+        try:
+            delattr(parent, name[cut + 1 :])
+        except (AttributeError, TypeError):
+            pass
+
+
+def encode_settings(values):
+    """Encode a {key: int} dict as one JSON line with sorted keys (same bytes everywhere)."""
+    parts = []
+    for key in sorted(values):
+        if values[key] is not None:
+            parts.append("%s:%s" % (json.dumps(key), json.dumps(values[key])))
+    return ("{" + ",".join(parts) + "}\n").encode()
+
+
+def trace_text(exc):
+    """Return the traceback of exc as text (sys.print_exception on MicroPython)."""
+    buffer = io.StringIO()
+    print_exception = getattr(sys, "print_exception", None)
+    if print_exception is not None:
+        print_exception(exc, buffer)
+    else:  # CPython (tests, emulator)
+        __import__("traceback").print_exception(type(exc), exc, exc.__traceback__, file=buffer)
+    return getattr(buffer, "getvalue")()  # the Pico stubs lack StringIO.getvalue
+
+
+def crash_event(exc, text):
+    """Return the journal event for a crash: (name, file, line) of its innermost frame."""
+    name = type(exc).__name__
+    where = "unknown"
+    line = 0
+    for row in text.split("\n"):
+        row = row.strip()
+        if row.startswith('File "'):
+            end = row.find('"', 6)
+            where = row[6:end].replace("\\", "/").split("/")[-1]
+            at = row.find("line ")
+            if at >= 0:
+                digits = ""
+                for ch in row[at + 5 :]:
+                    if not "0" <= ch <= "9":
+                        break
+                    digits += ch
+                line = int(digits) if digits else 0
+    safe = ""
+    for ch in where[:24]:
+        safe += ch if ch in journal_module._NAME_CHARS else "_"
+    return ("crash", (name[:24], safe or "unknown", line))
+
+
+class App:
+    """The dicepod application on a board (see docs/ARCHITECTURE.md for the board's shape)."""
+
+    def __init__(self, board):
+        self.board = board
+        self.display = board.display
+        self.storage = board.storage
+        self.randbelow = board.randbelow
+        self.usb = getattr(board, "usb", None)
+        self.power = getattr(board, "power", None)
+        self.journal = journal_module.Journal(board.storage)
+        # The players' settings, {key: int}, as loaded from storage. They are checked against
+        # a mode's SETTINGS when that mode is loaded (only one mode's modules are in RAM).
+        self.values = {}
+        self.core = ()  # modules loaded at start (kept); a mode's are unloaded when unused
+        self.mode_modules = ()  # modules the current game's mode loaded
+        self.ms = 0  # milliseconds since start (the journal's clock)
+        self.stack = [ui.Screen()]  # screens, the main menu at the bottom (set by start)
+        self.mode = None  # the current game's mode name, or None
+        self.game = None  # its rules Game, folded from the journal
+        self.moves = 0  # effective events of the current game after its new_game and sets
+        self.last_kind = None  # kind of the current game's last effective event
+        self.messages = []  # lines to show once the app has started
+        self.toast = None  # a short message drawn over the screen until the next button
+        self.crashes = []  # ms of recent crashes (the crash-loop guard)
+        self.safe = False  # started without the game after a crash loop
+        self.dirty = True
+
+    # -- start-up --------------------------------------------------------------------------
+
+    def start(self):
+        """Recover the journal, load the settings, resume the game in progress, draw."""
+        self.journal.recover()
+        if self.journal.dropped:
+            self.messages.append("Journal: cut %d bad bytes" % self.journal.dropped)
+        self.load_settings()
+        from dicepod.ui.menu import MainMenu
+        from dicepod.ui.message import Message
+
+        if not self.core:
+            self.core = self.loaded()
+        self.unload_mode()
+        if not self.safe:
+            self.refold()
+        else:
+            self.mode = None
+            self.game = None
+        del self.stack[:]
+        self.stack.append(MainMenu(self))
+        if self.game is not None:
+            self.stack.append(self.game_screen())
+            self.mode_modules = self.loaded()
+        if self.messages:
+            self.stack.append(Message("Notice", self.messages))
+            self.messages = []
+        self.stack[-1].on_show(self)
+        self.dirty = True
+        self.redraw()
+
+    def load_settings(self):
+        """Load the settings file; a corrupt one falls back to the defaults with a message."""
+        self.values = {}
+        data = None
+        try:
+            data = self.storage.load_settings()
+        except OSError:
+            self.messages.append("Settings unreadable: defaults")
+            return
+        if data is None:
+            return
+        try:
+            values = Settings.decode(data)
+        except ValueError:
+            self.messages.append("Settings corrupt: defaults")
+            return
+        for key in values:
+            if isinstance(key, str) and isinstance(values[key], int):
+                self.values[key] = values[key]
+
+    def save_settings(self):
+        """Write the settings (temp file + rename in the storage driver)."""
+        self.storage.save_settings(encode_settings(self.values))
+
+    def mode_settings(self, module):
+        """Return a Settings for a mode module with the players' values; a stored value
+        outside its range is dropped (default again) with a message."""
+        settings = Settings(module.SETTINGS)
+        for spec in module.SETTINGS:
+            key = spec[0]
+            if key in self.values:
+                try:
+                    settings.set(key, self.values[key])
+                except ValueError:
+                    del self.values[key]
+                    self.show_toast("Reset %s" % key[-14:])
+        return settings
+
+    def setting(self, key):
+        """Return the players' value for key (None when not entered and no default)."""
+        if key in self.values:
+            return self.values[key]
+        spec = self.spec(key)
+        return spec[1] if spec is not None else None
+
+    def spec(self, key):
+        """Return the (key, default, low, high, label) spec of a setting, or None."""
+        try:
+            module = modes.module(key.split(".")[0])
+        except ValueError:
+            return None
+        for spec in module.SETTINGS:
+            if spec[0] == key:
+                return spec
+        return None
+
+    # -- which modules are in RAM --------------------------------------------------------------
+
+    def loaded(self):
+        """Return the names of the dicepod modules now loaded."""
+        return tuple([name for name in sys.modules if name.startswith("dicepod")])
+
+    def unload_mode(self):
+        """Unload every module that is neither core nor the current game's mode's."""
+        for name in self.loaded():
+            if name not in self.core and name not in self.mode_modules:
+                _forget(name)
+        gc.collect()
+
+    # -- the current game ------------------------------------------------------------------
+
+    def refold(self):
+        """Fold the current game's effective events into a fresh Game.
+
+        A save the rules reject (say, written by another firmware version) keeps the game as
+        it was at the last good event, with a message; it never crashes the app.
+        """
+        self.mode = None
+        self.game = None
+        self.moves = 0
+        self.last_kind = None
+        module = None
+        for event in self.journal.game_events():
+            kind = event[0]
+            if kind == "new_game":
+                try:
+                    module = modes.module(event[1][0])
+                except (ValueError, IndexError, ImportError):
+                    self.messages.append("Saved game: unknown mode")
+                    return
+                self.mode = event[1][0]
+                self.game = module.Game(Settings(module.SETTINGS))
+            if self.game is None or kind in APP_EVENTS:
+                continue
+            try:
+                self.game.apply(event)
+            except ValueError as exc:
+                self.messages.append("Saved game stops at: %s" % exc.args[0])
+                return
+            self.last_kind = kind
+            if kind != "new_game" and kind != "set":
+                self.moves += 1
+
+    def game_screen(self):
+        """Return a new screen for the current game's mode."""
+        module = __import__("dicepod.ui." + str(self.mode), None, None, ("open",))
+        return module.open(self)
+
+    def new_game(self, mode):
+        """Start a new game of mode: journal new_game and the mode's settings; return its
+        screen."""
+        if mode != self.mode:
+            # only one mode's modules in RAM: drop the old game and its screens first
+            self.game = None
+            self.mode = None
+            self.mode_modules = ()
+            del self.stack[1:]
+            self.unload_mode()
+        module = modes.module(mode)
+        settings = self.mode_settings(module)
+        self.record(("new_game", (mode,)))
+        self.mode = mode
+        game = module.Game(Settings(module.SETTINGS))
+        self.game = game
+        game.apply(("new_game", (mode,)))
+        for spec in module.SETTINGS:
+            value = settings.values.get(spec[0])
+            if value is not None:
+                event = ("set", (spec[0], value))
+                game.apply(event)
+                self.record(event)
+        self.moves = 0
+        self.last_kind = "new_game"
+        screen = self.game_screen()
+        self.mode_modules = self.loaded()
+        return screen
+
+    def record(self, event):
+        """Append an event to the journal and hand its line to the USB link."""
+        line = self.journal.append(self.ms, event)
+        if self.usb is not None:
+            self.usb.on_entry(line)
+        return line
+
+    def play(self, event):
+        """Fold a user-visible event into the game and journal it. An illegal event raises
+        ValueError and nothing is written."""
+        game = self.game
+        if game is None:
+            raise ValueError("no game")
+        game.apply(event)
+        self.record(event)
+        kind = event[0]
+        self.last_kind = kind
+        if kind != "new_game" and kind != "set":
+            self.moves += 1
+        self.dirty = True
+        top = self.stack[-1]
+        top.on_event(self)
+
+    def can_undo(self):
+        """True when the current game has an event to undo."""
+        return self.game is not None and self.moves > 0
+
+    def undo(self):
+        """Undo the last move of the current game (append ("undo", ()) and fold again)."""
+        if not self.can_undo():
+            self.show_toast("Nothing to undo")
+            return False
+        if self.last_kind in APP_EVENTS:
+            self.record(("undo", ()))  # step over a crash record
+        self.record(("undo", ()))
+        self.refold()
+        self.show_toast("Undone")
+        self.stack[-1].on_event(self)
+        return True
+
+    def change_setting(self, key, value):
+        """Set a setting (ValueError if out of range), save it, and journal it when the
+        current game uses it."""
+        spec = self.spec(key)
+        if spec is None:
+            raise ValueError("unknown setting")
+        if not spec[2] <= value <= spec[3]:
+            raise ValueError("%d..%d" % (spec[2], spec[3]))
+        self.values[key] = value
+        self.save_settings()
+        if self.game is not None and self.mode is not None and key.startswith(self.mode + "."):
+            self.play(("set", (key, value)))
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def show_toast(self, text):
+        """Show a one-line message over the screen until the next button."""
+        self.toast = text
+        self.dirty = True
+
+    def tick(self, dt_ms):
+        """One step: buttons, screens, redraw, power, USB. Never raises (crashes restart)."""
+        try:
+            self.step(dt_ms)
+        except Exception as exc:  # the one top-level handler: journal, screen, restart
+            self.crash(exc)
+
+    def step(self, dt_ms):
+        """One step of tick, without the crash handler."""
+        self.ms += dt_ms
+        pressed = self.board.buttons.update(dt_ms)
+        if pressed:
+            bit = 1
+            while bit <= 128:
+                if pressed & bit:
+                    self.button(bit)
+                bit <<= 1
+        self.transition(self.stack[-1].tick(self, dt_ms))
+        self.redraw()
+        if self.power is not None:
+            self.power.update(dt_ms, pressed != 0)
+        if self.usb is not None:
+            self.usb.tick(dt_ms)
+
+    def button(self, code):
+        """Send one button to the top screen (long BACK in a game = undo)."""
+        if self.toast is not None:
+            self.toast = None
+            self.dirty = True
+        top = self.stack[-1]
+        if code == ui.LONG_BACK and top.game_screen:
+            self.undo()
+            return
+        try:
+            result = top.on_button(self, code)
+        except MissingValue as exc:
+            result = self.ask(exc)
+        self.transition(result)
+
+    def ask(self, exc):
+        """Return the screen asking the player for a missing value."""
+        from dicepod.ui.settings import AskValue
+
+        return AskValue(self, exc.args[0], exc.args[1])
+
+    def transition(self, result):
+        """Apply a screen's transition (see dicepod.ui.screen)."""
+        if result is None:
+            return
+        if result == ui.BACK:
+            if len(self.stack) > 1:
+                self.stack.pop()
+        elif result == ui.HOME:
+            del self.stack[1:]
+            self.unload_mode()
+        elif isinstance(result, ui.Replace):
+            if len(self.stack) > 1:
+                self.stack.pop()
+            self.stack.append(result.screen)
+        elif isinstance(result, ui.Reset):
+            del self.stack[1:]
+            if result.screen is not None:
+                self.stack.append(result.screen)
+            else:
+                self.unload_mode()
+        else:
+            self.stack.append(result)
+        if len(self.stack) == 1 and result == ui.BACK:
+            self.unload_mode()
+        self.stack[-1].on_show(self)
+        self.dirty = True
+
+    def redraw(self):
+        """Draw the top screen if anything changed, then flush the display."""
+        top = self.stack[-1]
+        if not (self.dirty or top.dirty):
+            return
+        canvas = self.display
+        canvas.fill(0)
+        try:
+            top.draw(canvas)
+        except MissingValue as exc:
+            self.transition(self.ask(exc))
+            canvas.fill(0)
+            top = self.stack[-1]
+            top.draw(canvas)
+        if self.toast is not None:
+            canvas.fill_rect(0, 52, 128, 12, 0)
+            canvas.rect(0, 52, 128, 12, 1)
+            canvas.text(self.toast, 2, 54, 1)
+        top.dirty = False
+        self.dirty = False
+        self.display.show()
+
+    # -- crashes -----------------------------------------------------------------------------
+
+    def crash(self, exc):
+        """Journal the crash, restart from the journal, and show the traceback."""
+        text = trace_text(exc)
+        try:
+            self.record(crash_event(exc, text))
+        except Exception:  # a journal that cannot be written must not stop the restart
+            pass
+        now = self.ms
+        self.crashes = [t for t in self.crashes if now - t < _CRASH_WINDOW_MS]
+        self.crashes.append(now)
+        self.safe = len(self.crashes) >= _CRASH_LIMIT
+        self.toast = None
+        try:
+            self.start()
+        except Exception:  # start itself failing: a bare stack that only shows the crash
+            self.safe = True
+            self.mode = None
+            self.game = None
+            from dicepod.ui.menu import MainMenu
+
+            del self.stack[:]
+            self.stack.append(MainMenu(self))
+        from dicepod.ui.message import CrashScreen
+
+        self.stack.append(CrashScreen(text[-_TRACE_CHARS:], self.safe))
+        self.dirty = True
+        try:
+            self.redraw()
+        except Exception:
+            pass
+
+
+def run(board, ticks=None):
+    """The Pico's main loop: start, then tick with the real clock (forever, or ticks times)."""
+    app = App(board)
+    app.start()
+    last = board.ticks_ms()
+    while ticks is None or ticks > 0:
+        now = board.ticks_ms()
+        app.tick(board.ticks_diff(now, last))
+        last = now
+        board.sleep_ms(_PERIOD_MS)
+        if ticks is not None:
+            ticks -= 1
+    return app

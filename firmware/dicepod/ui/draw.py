@@ -1,0 +1,159 @@
+"""Drawing helpers shared by the screens: dice as pip faces, big text, banners, bars, lists.
+Pure: only the canvas's framebuf.FrameBuffer methods (fill_rect, rect, hline, vline, text, pixel).
+"""
+
+import framebuf
+from micropython import const
+
+_CHAR = const(8)  # the built-in font is 8×8
+WIDTH = const(128)
+
+# Die styles.
+ROLLED = 0  # thin frame: a die just rolled (may be re-rolled)
+KEPT = 1  # thick frame: left as it is, counts in the next roll
+ASIDE = 2  # solid, dark pips: in a set-aside scoring roll
+BLANK = 3  # thin frame, no pips: not rolled yet
+DIM = 4  # dotted frame, pips: a die that no longer counts (a failed test, a lost roll)
+
+# Pips on a 3×3 grid, bit (row * 3 + col), for faces 1..6.
+_FACES = (0, 16, 257, 273, 325, 341, 365)
+
+# One 8×8 glyph at a time is drawn here to be scaled up (allocated once).
+_glyph_buffer = bytearray(8)
+_glyph = framebuf.FrameBuffer(_glyph_buffer, 8, 8, framebuf.MONO_VLSB)
+
+
+def die(canvas, x, y, face, style=ROLLED, size=20):
+    """Draw one die (size 20 or 12 pixels square) showing face 1..6 in the given style."""
+    if size >= 20:
+        pip, offsets = 4, (3, 8, 13)
+    else:
+        pip, offsets = 2, (2, 5, 8)
+    ink = 1
+    if style == ASIDE:
+        canvas.fill_rect(x, y, size, size, 1)
+        ink = 0
+    elif style == DIM:
+        for i in range(0, size, 2):
+            canvas.pixel(x + i, y, 1)
+            canvas.pixel(x + i, y + size - 1, 1)
+            canvas.pixel(x, y + i, 1)
+            canvas.pixel(x + size - 1, y + i, 1)
+    else:
+        canvas.rect(x, y, size, size, 1)
+        if style == KEPT:
+            canvas.rect(x + 1, y + 1, size - 2, size - 2, 1)
+    if style == BLANK or not 1 <= face <= 6:
+        return
+    mask = _FACES[face]
+    for cell in range(9):
+        if mask & (1 << cell):
+            px = x + offsets[cell % 3]
+            py = y + offsets[cell // 3]
+            if pip >= 4:
+                # a round-ish pip: a 4×4 square without its corners
+                canvas.fill_rect(px, py + 1, pip, pip - 2, ink)
+                canvas.fill_rect(px + 1, py, pip - 2, pip, ink)
+            else:
+                canvas.fill_rect(px, py, pip, pip, ink)
+
+
+def dice_row(canvas, faces, styles, y=0, cursor=-1):
+    """Draw up to six 20-pixel dice across the screen; a caret under the die at cursor."""
+    for i in range(len(faces)):
+        x = 1 + i * 21
+        die(canvas, x, y, faces[i], styles[i] if styles else ROLLED)
+        if i == cursor:
+            # a small triangle under the die
+            canvas.hline(x + 6, y + 21, 8, 1)
+            canvas.hline(x + 7, y + 22, 6, 1)
+            canvas.hline(x + 8, y + 23, 4, 1)
+
+
+def text(canvas, s, x, y, c=1):
+    """Draw s with the 8×8 font."""
+    canvas.text(s, x, y, c)
+
+
+def center(canvas, s, y, c=1):
+    """Draw s centred horizontally."""
+    canvas.text(s, (WIDTH - len(s) * _CHAR) // 2, y, c)
+
+
+def right(canvas, s, y, c=1):
+    """Draw s flush right."""
+    canvas.text(s, WIDTH - len(s) * _CHAR, y, c)
+
+
+def big(canvas, s, x, y, scale=2, c=1):
+    """Draw s with the 8×8 font scaled up (each pixel becomes scale×scale)."""
+    for ch in s:
+        _glyph.fill(0)
+        _glyph.text(ch, 0, 0, 1)
+        for col in range(8):
+            bits = _glyph_buffer[col]
+            row = 0
+            while bits:
+                if bits & 1:
+                    canvas.fill_rect(x + col * scale, y + row * scale, scale, scale, c)
+                bits >>= 1
+                row += 1
+        x += 8 * scale
+
+
+def banner(canvas, s, y, scale=2):
+    """An unmistakable message: s in big dark letters on a lit full-width band."""
+    height = 8 * scale + 4
+    canvas.fill_rect(0, y, WIDTH, height, 1)
+    width = len(s) * 8 * scale
+    big(canvas, s, (WIDTH - width) // 2, y + 2, scale, 0)
+
+
+def title(canvas, s):
+    """A title bar: s in dark letters on a lit band across the top (rows 0..8)."""
+    canvas.fill_rect(0, 0, WIDTH, 9, 1)
+    canvas.text(s, 1, 1, 0)
+
+
+def bar(canvas, x, y, w, h, num, den):
+    """A progress bar w×h showing num/den."""
+    canvas.rect(x, y, w, h, 1)
+    if den > 0 and num > 0:
+        inner = (w - 2) * min(num, den) // den
+        canvas.fill_rect(x + 1, y + 1, inner, h - 2, 1)
+
+
+def rows(canvas, items, cursor, top, y0=10, count=6):
+    """Draw a list of strings from index top, count rows of 9 pixels from y0; the row at
+    cursor is inverted. A scroll mark on the right shows there is more above/below."""
+    for i in range(count):
+        index = top + i
+        if index >= len(items):
+            break
+        y = y0 + i * 9
+        if index == cursor:
+            canvas.fill_rect(0, y, WIDTH - 3, 9, 1)
+            canvas.text(items[index], 1, y + 1, 0)
+        else:
+            canvas.text(items[index], 1, y + 1, 1)
+    if top > 0:
+        canvas.vline(WIDTH - 1, y0, 4, 1)
+    if top + count < len(items):
+        canvas.vline(WIDTH - 1, y0 + count * 9 - 4, 4, 1)
+
+
+def scroll_top(cursor, top, count=6):
+    """Return the first visible row so that cursor stays in view."""
+    if cursor < top:
+        return cursor
+    if cursor >= top + count:
+        return cursor - count + 1
+    return top
+
+
+def percent_tenths(num, den):
+    """Return '12.3%' for num/den with integer arithmetic (same text on every interpreter)."""
+    if den <= 0:
+        return "-"
+    tenths = (num * 1000 + den // 2) // den
+    return "%d.%d%%" % (tenths // 10, tenths % 10)

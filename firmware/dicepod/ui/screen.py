@@ -1,0 +1,97 @@
+"""The Screen base and the button codes the screens see. Pure: runs on MicroPython and CPython.
+
+The app owns a stack of screens. A screen's on_button/tick returns its transition:
+    None          stay
+    a Screen      push it
+    BACK          pop this screen
+    HOME          pop back to the main menu
+    Replace(s)    pop this screen and push s
+    Reset(s)      pop back to the main menu and push s (s None: just the menu)
+A screen sets self.dirty when what it shows has changed; the app redraws only then.
+"""
+
+# Button codes, one bit each, as the buttons driver reports them (docs/ARCHITECTURE.md): a press
+# (or auto-repeat) is UP/DOWN/OK/BACK; a long press is the same bit shifted left by 4.
+UP = 1
+DOWN = 2
+OK = 4
+CANCEL = 8  # the BACK button (BACK is the transition below)
+LONG_UP = 16
+LONG_DOWN = 32
+LONG_OK = 64
+LONG_BACK = 128
+
+# Transitions (ints, so returning one allocates nothing).
+BACK = -1
+HOME = -2
+
+WIDTH = 128
+HEIGHT = 64
+
+
+class Replace:
+    """Transition: pop the current screen and push screen."""
+
+    def __init__(self, screen):
+        self.screen = screen
+
+
+class Reset:
+    """Transition: pop back to the main menu, then push screen (if not None)."""
+
+    def __init__(self, screen=None):
+        self.screen = screen
+
+
+def wrap(text, width=16):
+    """Split text into lines of at most width characters, at spaces where possible."""
+    lines = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            while len(word) > width:
+                if line:
+                    lines.append(line)
+                    line = ""
+                lines.append(word[:width])
+                word = word[width:]
+            if not line:
+                line = word
+            elif len(line) + 1 + len(word) <= width:
+                line += " " + word
+            else:
+                lines.append(line)
+                line = word
+        lines.append(line)
+    return lines
+
+
+class Screen:
+    """Base screen: does nothing, draws nothing. Subclasses set dirty when their state changes."""
+
+    # True for the screen of a game in progress: long BACK there undoes the last event.
+    game_screen = False
+
+    def __init__(self):
+        self.dirty = True
+
+    def on_button(self, app, button):
+        """Handle one button code; return a transition (see the module docstring)."""
+        if button == CANCEL:
+            return BACK
+        return None
+
+    def tick(self, app, dt_ms):
+        """Advance time by dt_ms; return a transition."""
+        return None
+
+    def on_show(self, app):
+        """Called when the screen becomes the top of the stack (pushed, or uncovered)."""
+        self.dirty = True
+
+    def on_event(self, app):
+        """Called after the game changed (an event was applied or undone)."""
+        self.dirty = True
+
+    def draw(self, canvas):
+        """Draw the whole screen on canvas (the app cleared it first)."""
