@@ -67,7 +67,7 @@ def trace_text(exc):
         print_exception(exc, buffer)
     else:  # CPython (tests, emulator)
         __import__("traceback").print_exception(type(exc), exc, exc.__traceback__, file=buffer)
-    return getattr(buffer, "getvalue")()  # the Pico stubs lack StringIO.getvalue
+    return buffer.getvalue()  # pyright: ignore (the Pico stubs lack StringIO.getvalue)
 
 
 def crash_event(exc, text):
