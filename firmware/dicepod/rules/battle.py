@@ -1,0 +1,620 @@
+"""The Space Marine Heroes Battle Game (RULES.md section 1): scoring rolls, set-aside choices,
+pushing your luck, bust, ALL OUT!, heroes, current score, win check and best of three.
+Pure: runs unchanged on MicroPython and CPython; randomness arrives as randbelow(n).
+
+A scoring roll ("combo") is the sorted tuple of its dice values, which names it fully:
+    (6,) Lucky Six   (6, 6) Double Six   (v, v, v) Three of a Kind (v in 1..5)
+    (a, a+1, a+2[, ...]) Straight of 3 to 5 values inside 1..5.
+
+The game state is a fold over events (kind, data); data holds every die value, so folding never
+needs randomness. Phases and the events each one accepts:
+    "roll"     start of a turn       ("roll", (d1, .., d6))        the Battle Roll of six dice
+    "choose"   the roll can score    ("set_aside", combos)         combos flattened, 0 between
+                                                                   them: (6, 0, 1, 2, 3)
+    "bust"     the roll cannot score ("bust", ())                  set-aside rolls lost, turn ends
+    "decide"   after a set-aside     ("reroll", (k, kept.., new..)) push your luck: keep k of
+                                                                   the free dice, re-roll the rest
+                                     ("roll", (d1, .., d6))        only after ALL OUT! with the
+                                                                   effect "roll all six again"
+                                     ("actions", ())               stop rolling: Battle Actions
+    "actions"  Battle Actions        ("advance", (player, hero, spaces))
+                                     ("retreat", (player, hero, spaces))
+                                     ("end_turn", ())              win check, next turn
+    "over"     a game is won         ("next_game", (first_player,)) next game of best of three
+Any time: ("set", (key, value)) changes a setting; ("new_game", ("battle",)) as first event.
+("undo", ()) is the journal's business: fold() takes the effective events.
+
+Board model: each hero starts on its player's back row (advance 0); a half has `rows` rows, so a
+hero is in the opponent's half at advance >= rows and at most 2 * rows - 1 (the far edge).
+Players are 0 and 1 (0 = whoever finished setting up first), heroes 0..4 (columns).
+"""
+
+from micropython import const
+
+from dicepod.rules.dice import check, contains, counts, remove
+from dicepod.rules.dice import roll as roll_dice
+from dicepod.settings import Settings
+
+TWO_SIXES = "battle.two_sixes"
+KEPT_CAN_SCORE = "battle.kept_can_score"
+ALL_OUT = "battle.all_out"
+ALL_OUT_EFFECT = "battle.all_out_effect"
+ROWS = "battle.rows"
+
+# The rule points RULES.md marks [open], each a setting (key, default, low, high, label).
+SETTINGS = (
+    (TWO_SIXES, 0, 0, 2, "Two 6s as"),  # 0 player chooses, 1 Double Six, 2 two Lucky Sixes
+    (KEPT_CAN_SCORE, 0, 0, 1, "Kept dice alone score"),  # 0 no, 1 yes
+    (ALL_OUT, 1, 0, 1, "ALL OUT! on"),  # 0 off, 1 on (all six dice set aside)
+    (ALL_OUT_EFFECT, 0, 0, 1, "ALL OUT! gives"),  # 0 extra turn, 1 roll all six again
+    (ROWS, 3, 1, 9, "Rows per half"),
+)
+
+# Names for each value of the multiple-choice settings, for the settings screen.
+VALUE_NAMES = (
+    (TWO_SIXES, ("Player chooses", "Double Six", "Two Lucky Sixes")),
+    (KEPT_CAN_SCORE, ("No", "Yes")),
+    (ALL_OUT, ("Off", "On")),
+    (ALL_OUT_EFFECT, ("Extra turn", "Roll six again")),
+)
+
+PLAYERS = 2
+HEROES = 5
+SERIES = 3  # best of three
+DICE = 6
+
+# Phases (strings, so screens and tests read them directly).
+ROLL = "roll"
+CHOOSE = "choose"
+BUST = "bust"
+DECIDE = "decide"
+ACTIONS = "actions"
+OVER = "over"
+
+# Every scoring roll there is, in listing order.
+COMBOS = (
+    (6,),
+    (6, 6),
+    (1, 1, 1),
+    (2, 2, 2),
+    (3, 3, 3),
+    (4, 4, 4),
+    (5, 5, 5),
+    (1, 2, 3),
+    (1, 2, 3, 4),
+    (1, 2, 3, 4, 5),
+    (2, 3, 4),
+    (2, 3, 4, 5),
+    (3, 4, 5),
+)
+# Bit masks over faces 1..5 (bit v = face v) of the straights COMBOS[7:], same order.
+_RUNS = (0b1110, 0b11110, 0b111110, 0b11100, 0b111100, 0b111000)
+_FIRST_STRAIGHT = const(7)
+
+KINDS = ("lucky_six", "double_six", "three_of_a_kind", "straight")
+_NAMES = ("Lucky Six", "Double Six", "Three of a Kind", "Straight")
+
+
+def kind_index(combo):
+    """Return 0 Lucky Six, 1 Double Six, 2 Three of a Kind, 3 Straight for a scoring roll."""
+    if combo[0] == 6:
+        return len(combo) - 1
+    return 2 if combo[0] == combo[-1] else 3
+
+
+def kind(combo):
+    """Return the kind of a scoring roll as a string: lucky_six, double_six, ..."""
+    return KINDS[kind_index(combo)]
+
+
+def name(combo):
+    """Return a scoring roll's name for the screen, e.g. 'Lucky Six', 'Straight 1-2-3'."""
+    index = kind_index(combo)
+    if index == 2:
+        return "Three %ds" % combo[0]
+    if index == 3:
+        return "Straight " + "-".join([str(v) for v in combo])
+    return _NAMES[index]
+
+
+def mask(face_counts):
+    """Return a bit mask over COMBOS (bit i = COMBOS[i]) of every scoring roll that can be formed
+    from dice with these counts. Zero means bust."""
+    found = 0
+    sixes = face_counts[6]
+    if sixes:
+        found = 1 if sixes == 1 else 3
+    present = 0
+    for face in range(1, 6):
+        n = face_counts[face]
+        if n:
+            present |= 1 << face
+            if n >= 3:
+                found |= 1 << (face + 1)
+    for i in range(6):
+        run = _RUNS[i]
+        if present & run == run:
+            found |= 1 << (_FIRST_STRAIGHT + i)
+    return found
+
+
+def scoring(dice):
+    """Return every distinct scoring roll that can be formed from dice, in COMBOS order."""
+    found = mask(counts(dice))
+    return [COMBOS[i] for i in range(len(COMBOS)) if found >> i & 1]
+
+
+def _partition(face_counts, face):
+    """True when faces face..5 of face_counts split exactly into Threes and Straights."""
+    while face <= 5 and not face_counts[face]:
+        face += 1
+    if face > 5:
+        return True
+    # The lowest die left belongs to a Three of a Kind of it or a Straight starting at it.
+    if face_counts[face] >= 3:
+        face_counts[face] -= 3
+        ok = _partition(face_counts, face)
+        face_counts[face] += 3
+        if ok:
+            return True
+    top = face
+    ok = False
+    while top <= 5 and face_counts[top]:
+        face_counts[top] -= 1
+        top += 1
+        if top - face >= 3 and _partition(face_counts, face):
+            ok = True
+            break
+    for value in range(face, top):
+        face_counts[value] += 1
+    return ok
+
+
+def all_out(face_counts):
+    """Return True when every die can be set aside at once in scoring rolls (6s always can)."""
+    return _partition(list(face_counts), 1)
+
+
+def is_bust(rolled, kept=(), kept_can_score=0):
+    """Return True when rolling `rolled` next to the unrolled `kept` dice busts: no scoring roll
+    uses a re-rolled die (or, with kept_can_score, no scoring roll at all)."""
+    return bust_counts(counts(rolled), counts(kept), kept_can_score)
+
+
+def bust_counts(rolled, kept, kept_can_score=0):
+    """is_bust on 7-slot count lists."""
+    both = [rolled[i] + kept[i] for i in range(7)]
+    if kept_can_score or both == rolled:
+        return mask(both) == 0
+    if rolled[6]:
+        return False
+    for face in range(1, 6):
+        if rolled[face] and both[face] >= 3:
+            return False
+    for low in range(1, 4):
+        if both[low] and both[low + 1] and both[low + 2]:
+            if rolled[low] or rolled[low + 1] or rolled[low + 2]:
+                return False
+    return True
+
+
+def parse_combos(data):
+    """Split set_aside data (values, 0 between scoring rolls) into a list of scoring rolls;
+    raise ValueError if a group is not a scoring roll."""
+    groups = []
+    group = []
+    for value in tuple(data) + (0,):
+        if not isinstance(value, int) or not 0 <= value <= 6:
+            raise ValueError("die value must be 1-6")
+        if value:
+            group.append(value)
+            continue
+        combo = tuple(sorted(group))
+        if combo not in COMBOS:
+            raise ValueError("not a scoring roll")
+        groups.append(combo)
+        group = []
+    return groups
+
+
+def _fits_settings(combos, two_sixes):
+    """None when combos obey the two-6s setting, else the reason."""
+    if two_sixes == 2 and (6, 6) in combos:
+        return "Double Six is off: two Lucky Sixes"
+    if two_sixes == 1 and combos.count((6,)) > 1:
+        return "two 6s must be a Double Six"
+    return None
+
+
+def _uses_rolled(combos, rolled):
+    """True when some die of combos can come from the rolled (not kept) dice."""
+    for combo in combos:
+        for value in combo:
+            if rolled[value]:
+                return True
+    return False
+
+
+def _collect(face_counts, start, current, out):
+    """Append to out every multiset of COMBOS[start:] that fits into face_counts."""
+    for i in range(start, len(COMBOS)):
+        combo = COMBOS[i]
+        need = counts(combo)
+        if not contains(face_counts, need):
+            continue
+        for value in combo:
+            face_counts[value] -= 1
+        current.append(combo)
+        out.append(tuple(current))
+        _collect(face_counts, i, current, out)
+        current.pop()
+        for value in combo:
+            face_counts[value] += 1
+
+
+def set_aside_choices(dice, kept=(), two_sixes=0, kept_can_score=0):
+    """Return every legal set-aside for a roll: tuples of disjoint scoring rolls from dice, where
+    `kept` are the dice that were not re-rolled (they are included in dice)."""
+    face_counts = counts(dice)
+    everything = []
+    _collect(face_counts, 0, [], everything)
+    rolled = face_counts
+    if kept and not kept_can_score:
+        rolled = [face_counts[i] - n for i, n in enumerate(counts(kept))]
+    out = []
+    for choice in everything:
+        if _fits_settings(choice, two_sixes):
+            continue
+        if rolled is not face_counts and not _uses_rolled(choice, rolled):
+            continue
+        out.append(choice)
+    return out
+
+
+class Game:
+    """A Battle Game series (best of three) folded from events; see the module docstring."""
+
+    def __init__(self, settings=None):
+        values = settings
+        if settings is not None and not isinstance(settings, dict):
+            values = settings.values
+        # A private copy: a setting changes mid-game only through a ("set", ...) event.
+        self.settings = Settings(SETTINGS, values)
+        self.applied = 0
+        self.results = []  # final current scores (player 0, player 1) of each finished game
+        self.game_number = 1
+        self.lost = ()
+        self._start_game(0)
+
+    # -- state the screens read ------------------------------------------------------------
+
+    def _start_game(self, first):
+        self.heroes = [[0] * HEROES, [0] * HEROES]  # spaces advanced from the starting space
+        self.player = first
+        self.turn = 1
+        self.winner = None
+        self._start_turn()
+
+    def _start_turn(self):
+        self.phase = ROLL
+        self.dice = ()  # the free dice of the current roll (kept ones first), display order
+        self.kept = ()  # of those, the dice left unrolled by the last re-roll
+        self.aside = []  # scoring rolls set aside this turn
+        self.all_out = False  # all six dice set aside this turn (ALL OUT! shown)
+
+    def rows(self):
+        """Return the rows per half."""
+        return self.settings.get(ROWS)
+
+    def score(self, player):
+        """Return a player's current score: spaces advanced by their heroes."""
+        return sum(self.heroes[player])
+
+    def across(self, player):
+        """Return how many of a player's heroes stand in the opponent's half."""
+        rows = self.rows()
+        return len([a for a in self.heroes[player] if a >= rows])
+
+    def rolled(self):
+        """Return the dice of the current roll that were re-rolled (not kept)."""
+        return remove(self.dice, self.kept) if self.phase in (CHOOSE, BUST) else ()
+
+    def choices(self):
+        """Return the legal set-asides for the current roll ([] outside the choose phase)."""
+        if self.phase != CHOOSE:
+            return []
+        return set_aside_choices(
+            self.dice,
+            self.kept,
+            self.settings.get(TWO_SIXES),
+            self.settings.get(KEPT_CAN_SCORE),
+        )
+
+    def can_roll_again(self):
+        """True when ALL OUT! lets the player roll all six dice again this turn."""
+        return self.phase == DECIDE and self.all_out and self.settings.get(ALL_OUT_EFFECT) == 1
+
+    def extra_turn(self):
+        """True when this turn's ALL OUT! gives the player another turn after this one."""
+        return self.all_out and self.settings.get(ALL_OUT_EFFECT) == 0
+
+    def totals(self):
+        """Return the best-of-three totals (player 0, player 1) over the finished games."""
+        return [sum([r[0] for r in self.results]), sum([r[1] for r in self.results])]
+
+    def series_over(self):
+        """True when all three games of the series are played."""
+        return len(self.results) >= SERIES
+
+    def series_winner(self):
+        """Return 0 or 1, the series winner on total score; None if not over or a tie."""
+        if not self.series_over():
+            return None
+        first, second = self.totals()
+        if first == second:
+            return None
+        return 0 if first > second else 1
+
+    def state(self):
+        """Return the whole state as a JSON-able list (equal states give equal lists)."""
+        return [
+            self.game_number,
+            [list(r) for r in self.results],
+            [list(h) for h in self.heroes],
+            self.player,
+            self.turn,
+            self.phase,
+            list(self.dice),
+            list(self.kept),
+            [list(c) for c in self.aside],
+            [list(c) for c in self.lost],
+            self.all_out,
+            self.winner,
+            [[k, self.settings.values[k]] for k in sorted(self.settings.values)],
+        ]
+
+    # -- folding -----------------------------------------------------------------------------
+
+    def apply(self, event):
+        """Fold one event in; raise ValueError (state unchanged) if it is illegal now."""
+        try:
+            kind_, data = event
+            data = tuple(data)
+        except (TypeError, ValueError):
+            raise ValueError("malformed event")
+        handler = _HANDLERS.get(kind_)
+        if handler is None:
+            raise ValueError("unknown event %s" % kind_)
+        handler(self, data)
+        self.applied += 1
+
+    def _need(self, phase, what):
+        if self.phase != phase:
+            raise ValueError("%s not allowed in phase %s" % (what, self.phase))
+
+    def _on_new_game(self, data):
+        if self.applied:
+            raise ValueError("new_game must come first")
+        if data != ("battle",):
+            raise ValueError("not a battle game")
+
+    def _on_set(self, data):
+        if len(data) != 2:
+            raise ValueError("set takes key, value")
+        key, value = data
+        if key == ROWS and isinstance(value, int):
+            for heroes in self.heroes:
+                if max(heroes) > 2 * value - 1:
+                    raise ValueError("a hero stands beyond the new rows")
+        self.settings.set(key, value)
+
+    def _roll_state(self, dice, kept):
+        """Enter the new roll: choose or bust."""
+        rolled = remove(dice, kept)
+        busted = is_bust(rolled, kept, self.settings.get(KEPT_CAN_SCORE))
+        self.dice = dice
+        self.kept = kept
+        self.all_out = False
+        self.phase = BUST if busted else CHOOSE
+
+    def _on_roll(self, data):
+        if self.phase == ROLL:
+            again = False
+        elif self.can_roll_again():
+            again = True
+        else:
+            raise ValueError("roll not allowed in phase %s" % self.phase)
+        if len(data) != DICE:
+            raise ValueError("a Battle Roll is six dice")
+        dice = check(data)
+        if not again:
+            self.lost = ()
+        self._roll_state(dice, ())
+
+    def _on_reroll(self, data):
+        self._need(DECIDE, "reroll")
+        if not data or not isinstance(data[0], int) or not 0 <= data[0] <= len(self.dice):
+            raise ValueError("bad kept count")
+        kept = check(data[1 : 1 + data[0]])
+        new = check(data[1 + data[0] :])
+        if not contains(counts(self.dice), counts(kept)):
+            raise ValueError("kept dice are not free dice")
+        if not new:
+            raise ValueError("re-roll at least one die")
+        if len(kept) + len(new) != len(self.dice):
+            raise ValueError("re-roll every free die not kept")
+        self._roll_state(kept + new, kept)
+
+    def _on_set_aside(self, data):
+        self._need(CHOOSE, "set_aside")
+        combos = parse_combos(data)
+        values = []
+        for combo in combos:
+            values.extend(combo)
+        face_counts = counts(self.dice)
+        if not contains(face_counts, counts(values)):
+            raise ValueError("those dice are not in the roll")
+        reason = _fits_settings(combos, self.settings.get(TWO_SIXES))
+        if reason:
+            raise ValueError(reason)
+        if self.kept and not self.settings.get(KEPT_CAN_SCORE):
+            kept = counts(self.kept)
+            rolled = [face_counts[i] - kept[i] for i in range(7)]
+            if not _uses_rolled(combos, rolled):
+                raise ValueError("a scoring roll must use a re-rolled die")
+        self.aside.extend(combos)
+        self.dice = remove(self.dice, values)
+        self.kept = ()
+        self.all_out = not self.dice and self.settings.get(ALL_OUT) == 1
+        self.phase = DECIDE
+
+    def _on_bust(self, data):
+        self._need(BUST, "bust")
+        if data:
+            raise ValueError("bust takes no data")
+        self.lost = tuple(self.aside)
+        self.aside = []
+        self._end_turn(False)
+
+    def _on_actions(self, data):
+        self._need(DECIDE, "actions")
+        if data:
+            raise ValueError("actions takes no data")
+        self.phase = ACTIONS
+
+    def _move(self, data, sign):
+        self._need(ACTIONS, "moving a hero")
+        if len(data) != 3:
+            raise ValueError("takes player, hero, spaces")
+        for value in data:
+            if not isinstance(value, int):
+                raise ValueError("player, hero, spaces are numbers")
+        player, hero, spaces = data
+        if not 0 <= player < PLAYERS or not 0 <= hero < HEROES:
+            raise ValueError("no such hero")
+        if spaces < 1:
+            raise ValueError("move at least one space")
+        advance = self.heroes[player][hero] + sign * spaces
+        if advance < 0:
+            raise ValueError("cannot retreat past the starting space")
+        if advance > 2 * self.rows() - 1:
+            raise ValueError("cannot advance off the battlefield")
+        self.heroes[player][hero] = advance
+
+    def _on_advance(self, data):
+        self._move(data, 1)
+
+    def _on_retreat(self, data):
+        self._move(data, -1)
+
+    def _on_end_turn(self, data):
+        self._need(ACTIONS, "end_turn")
+        if data:
+            raise ValueError("end_turn takes no data")
+        self._end_turn(self.extra_turn())
+
+    def _end_turn(self, again):
+        """Win check for the player whose turn ends, then the next turn (or game over)."""
+        player = self.player
+        if self.across(player) >= 3 and self.score(player) > self.score(1 - player):
+            self.winner = player
+            self.results.append((self.score(0), self.score(1)))
+            self.phase = OVER
+            self.dice = ()
+            self.kept = ()
+            return
+        if not again:
+            self.player = 1 - player
+        self.turn += 1
+        self._start_turn()
+
+    def _on_next_game(self, data):
+        self._need(OVER, "next_game")
+        if self.series_over():
+            raise ValueError("the best of three is over")
+        if len(data) != 1 or data[0] not in (0, 1):
+            raise ValueError("next_game takes the first player, 0 or 1")
+        self.game_number += 1
+        self.lost = ()
+        self._start_game(data[0])
+
+
+_HANDLERS = {
+    "new_game": Game._on_new_game,
+    "set": Game._on_set,
+    "roll": Game._on_roll,
+    "reroll": Game._on_reroll,
+    "set_aside": Game._on_set_aside,
+    "bust": Game._on_bust,
+    "actions": Game._on_actions,
+    "advance": Game._on_advance,
+    "retreat": Game._on_retreat,
+    "end_turn": Game._on_end_turn,
+    "next_game": Game._on_next_game,
+}
+
+
+def fold(events, settings=None):
+    """Return the Game after applying the effective events in order (any iterable, streamed:
+    the journal has already applied undo; undo here = fold again without the last event)."""
+    game = Game(settings)
+    for event in events:
+        game.apply(event)
+    return game
+
+
+# -- commands: events from state (+ randbelow) ---------------------------------------------
+
+
+def roll(game, randbelow):
+    """Return the Battle Roll event: all six dice."""
+    return ("roll", roll_dice(DICE, randbelow))
+
+
+def reroll(game, keep, randbelow):
+    """Return the push-your-luck event: keep `keep` of the free dice, re-roll the others."""
+    keep = tuple(keep)
+    count = len(game.dice) - len(keep)
+    if count < 1:
+        raise ValueError("re-roll at least one die")
+    return ("reroll", (len(keep),) + keep + roll_dice(count, randbelow))
+
+
+def set_aside(combos):
+    """Return the event setting aside these scoring rolls (e.g. one of game.choices())."""
+    data = []
+    for combo in combos:
+        if data:
+            data.append(0)
+        data.extend(combo)
+    return ("set_aside", tuple(data))
+
+
+def bust():
+    """Return the event that accepts a bust (the turn ends)."""
+    return ("bust", ())
+
+
+def actions():
+    """Return the event that stops rolling and starts the Battle Actions."""
+    return ("actions", ())
+
+
+def advance(player, hero, spaces=1):
+    """Return the event moving a hero forward."""
+    return ("advance", (player, hero, spaces))
+
+
+def retreat(player, hero, spaces=1):
+    """Return the event moving a hero back."""
+    return ("retreat", (player, hero, spaces))
+
+
+def end_turn():
+    """Return the event ending the Battle Actions (and the turn)."""
+    return ("end_turn", ())
+
+
+def next_game(first_player):
+    """Return the event starting the next game of the best of three."""
+    return ("next_game", (first_player,))

@@ -1,0 +1,135 @@
+"""Exact Battle Game bust odds, and which dice to keep for the lowest risk. Pure: runs
+unchanged on MicroPython and CPython.
+
+P(bust) for re-rolling m dice next to kept dice is counted over multisets of the m new faces,
+each weighted by its number of orderings m! / (c1! .. c6!), out of 6**m; never by listing the
+6**m ordered rolls. Only multisets without a 6 and with at most two of a face can bust, so at
+most 3**4 = 81 multisets are visited per state. Fractions are (numerator, denominator) int
+pairs in lowest terms (MicroPython has no fractions module and no math.gcd).
+
+The bust rule matches dicepod.rules.battle.is_bust: with kept_can_score 0 (the default) a new
+roll busts when no scoring roll uses a re-rolled die; with 1, when the rolled and kept dice
+together hold no scoring roll.
+"""
+
+from dicepod.rules.dice import FACTORIAL, check, counts
+
+# 6**6: every probability here is a whole number of 46656ths (denominators divide it).
+_ALL = 46656
+
+
+def gcd(a, b):
+    """Return the greatest common divisor of two non-negative ints."""
+    while b:
+        a, b = b, a % b
+    return a
+
+
+def reduce(numerator, denominator):
+    """Return (numerator, denominator) in lowest terms."""
+    g = gcd(numerator, denominator) or 1
+    return (numerator // g, denominator // g)
+
+
+def text(fraction):
+    """Return a fraction pair as 'n/d'."""
+    return "%d/%d" % fraction
+
+
+def bust_count(m, kept_counts, kept_can_score=0):
+    """Return how many of the 6**m ordered rolls of m dice bust next to the kept dice (given as
+    a 7-slot count list)."""
+    k1, k2, k3, k4, k5 = (
+        kept_counts[1],
+        kept_counts[2],
+        kept_counts[3],
+        kept_counts[4],
+        kept_counts[5],
+    )
+    loose = kept_can_score or not (k1 or k2 or k3 or k4 or k5 or kept_counts[6])
+    if loose and (kept_counts[6] or k1 >= 3 or k2 >= 3 or k3 >= 3 or k4 >= 3 or k5 >= 3):
+        return 0  # the kept dice alone already score
+    # A rolled 6 always scores; a rolled face v with v count (kept + rolled) >= 3 scores. So a
+    # bust has no 6 and at most 2 - kept of each face.
+    l1, l2, l3, l4, l5 = (
+        max(0, 2 - k1),
+        max(0, 2 - k2),
+        max(0, 2 - k3),
+        max(0, 2 - k4),
+        max(0, 2 - k5),
+    )
+    top = FACTORIAL[m]
+    total = 0
+    for c1 in range(min(l1, m) + 1):
+        r1 = m - c1
+        p1 = c1 or k1
+        for c2 in range(min(l2, r1) + 1):
+            r2 = r1 - c2
+            p2 = c2 or k2
+            for c3 in range(min(l3, r2) + 1):
+                r3 = r2 - c3
+                p3 = c3 or k3
+                if p1 and p2 and p3 and (loose or c1 or c2 or c3):
+                    continue  # straight 1-2-3
+                for c4 in range(min(l4, r3) + 1):
+                    c5 = r3 - c4
+                    if c5 > l5:
+                        continue
+                    p4 = c4 or k4
+                    if p2 and p3 and p4 and (loose or c2 or c3 or c4):
+                        continue  # straight 2-3-4
+                    if p3 and p4 and (c5 or k5) and (loose or c3 or c4 or c5):
+                        continue  # straight 3-4-5
+                    total += top // (
+                        FACTORIAL[c1]
+                        * FACTORIAL[c2]
+                        * FACTORIAL[c3]
+                        * FACTORIAL[c4]
+                        * FACTORIAL[c5]
+                    )
+    return total
+
+
+def bust(m, kept=(), kept_can_score=0):
+    """Return P(bust) as a reduced (numerator, denominator) for re-rolling m dice next to the
+    kept dice values; raise ValueError for impossible input."""
+    kept = check(kept)
+    if not isinstance(m, int) or not 1 <= m <= 6:
+        raise ValueError("re-roll 1 to 6 dice")
+    if m + len(kept) > 6:
+        raise ValueError("too many dice")
+    return reduce(bust_count(m, counts(kept), kept_can_score), 6**m)
+
+
+def keep_options(dice, kept_can_score=0, extra=0):
+    """Return [(kept, (num, den)), ...] for every distinct choice of dice to keep unrolled
+    (re-rolling the rest plus `extra` dice whose faces are not known yet), lowest bust risk
+    first, then fewest kept dice. At least one die is always re-rolled."""
+    dice = check(dice)
+    have = counts(dice)
+    options = []
+    keep = [0] * 7
+    while True:
+        m = extra + len(dice) - sum(keep)
+        if 1 <= m <= 6:
+            count = bust_count(m, keep, kept_can_score)
+            fraction = reduce(count, 6**m)
+            kept = []
+            for face in range(1, 7):
+                kept.extend([face] * keep[face])
+            options.append((count * (_ALL // 6**m), len(kept), tuple(kept), fraction))
+        # Next sub-multiset: count up in a mixed radix of (have[f] + 1) per face.
+        face = 1
+        while face <= 6 and keep[face] == have[face]:
+            keep[face] = 0
+            face += 1
+        if face > 6:
+            break
+        keep[face] += 1
+    options.sort()
+    return [(option[2], option[3]) for option in options]
+
+
+def best_keep(dice, kept_can_score=0, extra=0):
+    """Return (kept, (num, den)): the dice to keep for the lowest bust risk (see keep_options)."""
+    return keep_options(dice, kept_can_score, extra)[0]
