@@ -192,14 +192,18 @@ def read_entries(storage, since=0, start=0):
     Stops at the first bad line (recovery has cut those; this only guards against a write
     racing a read).
     """
-    for offset, line in read_lines(storage, start):
-        if seq_of(line) <= since:
-            continue
-        try:
-            entry, body = decode(line)
-        except ValueError:
-            return
-        yield offset, entry, body
+    lines = read_lines(storage, start)
+    try:
+        for offset, line in lines:
+            if seq_of(line) <= since:
+                continue
+            try:
+                entry, body = decode(line)
+            except ValueError:
+                return
+            yield offset, entry, body
+    finally:
+        lines.close()  # MicroPython closes a file only when told (or at garbage collection)
 
 
 class Journal:
@@ -226,7 +230,8 @@ class Journal:
         self.game_length = 0
         offset = 0
         count = 0
-        for line_offset, line in read_lines(self.storage):
+        lines = read_lines(self.storage)
+        for line_offset, line in lines:
             try:
                 entry, body = decode(line)
             except ValueError:
@@ -248,6 +253,7 @@ class Journal:
             self.game_length += 1
             offset = line_offset + len(line)
             count += 1
+        lines.close()  # before truncate: the file must not stay open
         total = self.storage.size()
         self.dropped = total - offset
         if offset < total:
@@ -281,13 +287,17 @@ class Journal:
     def _game_entries(self, limit):
         """Iterate the current game's events (raw, at most limit of them)."""
         n = 0
-        for _offset, entry, _body in read_entries(self.storage, 0, self.game_start):
-            if n >= limit:
-                return
-            if entry[1] != self.game:
-                continue
-            n += 1
-            yield entry[3]
+        entries = read_entries(self.storage, 0, self.game_start)
+        try:
+            for _offset, entry, _body in entries:
+                if n >= limit:
+                    return
+                if entry[1] != self.game:
+                    continue
+                n += 1
+                yield entry[3]
+        finally:
+            entries.close()
 
     def game_events(self):
         """Iterate the current game's effective events (undo applied), streamed from storage.

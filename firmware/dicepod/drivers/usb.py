@@ -1,0 +1,313 @@
+"""The USB link: every journal line out to the PC as a protocol line, the PC's few commands in.
+
+Driver (shell): it writes to and reads from injected streams (on the Pico the USB CDC serial,
+`sys.stdout.buffer` / `sys.stdin.buffer`; in tests a pty or BytesIO). Line format and commands:
+dicepod.protocol. Contract (docs/ARCHITECTURE.md): `on_entry(line)` after each journal append,
+`tick(dt_ms)` once per app tick; neither ever blocks the game.
+
+Never stalling: on rp2 a plain print blocks while the PC holds the port open without reading
+(MicroPython issue #9634). So output goes through a bounded queue of lines; each tick writes at
+most `tick_bytes`, in chunks of `chunk` bytes, and only while select.poll says the stream is
+writable. When the queue is full a new event is dropped (counted in `dropped`), never waited for:
+it is in the journal, and the PC asks for it with `since N` when it sees the gap.
+
+Back-fill: `since N` replays the journal from seq N+1 a few lines per tick, then sends an end
+line. The link learns the journal's last seq and chain head by scanning the storage once, a few
+lines per tick, from its first tick on (the app has recovered the journal by then), and keeps a
+byte offset every _MARK_EVERY events so a back-fill starts near N instead of at the start.
+"""
+
+import select
+import sys
+
+from micropython import const
+
+from dicepod import MICROPYTHON_VERSION, journal, protocol
+
+# Journal lines scanned per tick (startup scan and back-fill): bounds the time of one tick.
+_SCAN_LINES = const(48)
+# A byte offset is kept for seq 1, 1 + 128, 1 + 256, ... (4 bytes per 128 events of journal).
+_MARK_EVERY = const(128)
+# Queue slots kept free for answers to commands (live events and back-fill use the others).
+_REPLY_SLOTS = const(3)
+
+
+class UsbLink:
+    """Bounded, non-blocking protocol link over a pair of byte streams."""
+
+    def __init__(
+        self,
+        storage,
+        device_id,
+        out=None,
+        inp=None,
+        poll=True,
+        queue_lines=16,
+        chunk=64,
+        tick_bytes=2048,
+        fw=MICROPYTHON_VERSION,
+    ):
+        for ch in device_id:
+            if ch not in journal._NAME_CHARS:
+                raise ValueError("bad device id")
+        self.storage = storage
+        self.device_id = device_id
+        self.fw = fw
+        self.out = out if out is not None else getattr(sys.stdout, "buffer", sys.stdout)
+        self.inp = inp if inp is not None else getattr(sys.stdin, "buffer", sys.stdin)
+        self._out_poll = None
+        self._in_poll = None
+        if poll:
+            self._out_poll = select.poll()
+            self._out_poll.register(self.out, select.POLLOUT)
+            self._in_poll = select.poll()
+            self._in_poll.register(self.inp, select.POLLIN)
+        self.chunk = chunk
+        self.tick_bytes = tick_bytes
+        # The queue: a ring of line slots (no pop(0), no allocation per tick).
+        self._slots = [b""] * queue_lines
+        self._head = 0
+        self._count = 0
+        self._line = b""  # the line being written
+        self._pos = 0  # bytes of it already written
+        # Command input: a fixed buffer; a longer line is discarded up to its newline.
+        self._in = bytearray(protocol.MAX_COMMAND)
+        self._in_len = 0
+        self._in_overflow = False
+        # What the link knows of the journal (from its scan and from on_entry).
+        self._scanning = True
+        self._scan_offset = 0
+        self.seq = 0
+        self._last = b""  # the last journal line (its chain hash is the head)
+        self._end = 0  # byte offset after the last known line
+        self._marks = []  # _marks[k] = offset of seq k * _MARK_EVERY + 1
+        self._waiting = []  # commands answered once the scan is done: (name, arg)
+        # Back-fill state.
+        self._fill_since = -1  # -1: no back-fill running
+        self._fill_offset = 0
+        self.ms = 0  # milliseconds since the link started (the device's clock)
+        self.epoch = None  # (PC Unix time, self.ms when it was set) from `time`
+        self.dropped = 0  # lines dropped because the queue was full
+        self.rejected = 0  # command lines answered with an error
+        self.sent = 0  # lines written completely
+
+    # --- queue ----------------------------------------------------------------------------------
+
+    def _push(self, line, reserve):
+        """Queue a line unless fewer than reserve slots would stay free; return True if queued."""
+        if self._count + reserve >= len(self._slots):
+            return False
+        self._slots[(self._head + self._count) % len(self._slots)] = line
+        self._count += 1
+        return True
+
+    def queued(self):
+        """Return the number of lines waiting (the one being written included)."""
+        return self._count + (1 if self._line else 0)
+
+    # --- contract -------------------------------------------------------------------------------
+
+    def on_entry(self, line):
+        """Queue a journal line (bytes just appended by the journal) for the PC; never blocks."""
+        try:
+            wire = protocol.event_line(self.device_id, line)
+        except ValueError:
+            return
+        if not self._push(wire, _REPLY_SLOTS):
+            self.dropped += 1
+        if not self._scanning:
+            self._learn(line, self._end)
+
+    def tick(self, dt_ms):
+        """One bounded step: read commands, scan or back-fill a little, write what it may."""
+        self.ms += dt_ms
+        self._read_commands()
+        if self._scanning:
+            self._scan()
+        elif self._waiting:
+            waiting = self._waiting
+            self._waiting = []
+            for name, arg in waiting:
+                self._answer(name, arg)
+        if self._fill_since >= 0:
+            self._fill()
+        self._write()
+
+    def wall_time(self, ms):
+        """Return the Unix time (s) of device time ms, or None before the PC has sent `time`."""
+        if self.epoch is None:
+            return None
+        return self.epoch[0] + (ms - self.epoch[1]) // 1000
+
+    # --- journal knowledge ---------------------------------------------------------------------
+
+    def _learn(self, line, offset):
+        seq = journal.seq_of(line)
+        if seq <= self.seq:
+            return
+        self.seq = seq
+        self._last = line
+        self._end = offset + len(line)
+        if (seq - 1) % _MARK_EVERY == 0 and len(self._marks) == (seq - 1) // _MARK_EVERY:
+            self._marks.append(offset)
+
+    def _scan(self):
+        n = 0
+        lines = journal.read_lines(self.storage, self._scan_offset)
+        try:
+            for offset, line in lines:
+                if n >= _SCAN_LINES:
+                    return
+                if not line.endswith(b"\n"):
+                    break
+                self._learn(line, offset)
+                self._scan_offset = offset + len(line)
+                n += 1
+        finally:
+            lines.close()
+        self._scanning = False
+
+    def head(self):
+        """Return the chain hash of the last journal line (journal.GENESIS when empty)."""
+        if not self._last:
+            return journal.GENESIS
+        try:
+            return journal.chain_hash(journal.decode(self._last)[1])
+        except ValueError:
+            return journal.GENESIS
+
+    def _fill(self):
+        """Queue a few journal lines of the running back-fill; finish with an end line."""
+        n = 0
+        lines = journal.read_lines(self.storage, self._fill_offset)
+        try:
+            for offset, line in lines:
+                if n >= _SCAN_LINES:
+                    return
+                n += 1
+                if not line.endswith(b"\n"):
+                    break
+                if journal.seq_of(line) > self._fill_since:
+                    try:
+                        wire = protocol.event_line(self.device_id, line)
+                    except ValueError:
+                        wire = None
+                    if wire is not None and not self._push(wire, _REPLY_SLOTS):
+                        return  # queue full: resume at this line next tick
+                self._fill_offset = offset + len(line)
+        finally:
+            lines.close()
+        if self._push(protocol.end_line(self.device_id, self.seq), 0):
+            self._fill_since = -1
+
+    # --- commands -------------------------------------------------------------------------------
+
+    def _readable(self):
+        if self._in_poll is None:
+            return True
+        for _obj, flags in self._in_poll.poll(0):
+            if flags & select.POLLIN:
+                return True
+        return False
+
+    def _read_commands(self):
+        budget = protocol.MAX_COMMAND * 2  # bytes read per tick
+        try:
+            while budget > 0 and self._readable():
+                byte = self.inp.read(1)
+                if not byte:
+                    return
+                budget -= 1
+                self._on_byte(byte[0])
+        except OSError:  # an unplugged or closed stream: nothing to read this tick
+            return
+
+    def _on_byte(self, b):
+        if b == 10:  # "\n" ends a command
+            if self._in_overflow:
+                self._in_overflow = False
+                self._reject("line too long")
+            elif self._in_len:
+                self._command(bytes(self._in[: self._in_len]))
+            self._in_len = 0
+        elif b == 13:  # "\r" is ignored
+            return
+        elif self._in_len < len(self._in):
+            self._in[self._in_len] = b
+            self._in_len += 1
+        else:
+            self._in_overflow = True
+            self._in_len = 0
+
+    def _reject(self, message):
+        self.rejected += 1
+        self._push(protocol.error_line(self.device_id, message), 0)
+
+    def _command(self, text):
+        try:
+            name, arg = protocol.parse_command(text)
+        except ValueError as err:
+            self._reject(str(err.args[0]) if err.args else "bad command")
+            return
+        if self._scanning and name != "time":
+            if len(self._waiting) < 4:
+                self._waiting.append((name, arg))
+            return
+        self._answer(name, arg)
+
+    def _answer(self, name, arg):
+        dev = self.device_id
+        if name == "hello":
+            self._push(protocol.hello_line(dev, self.fw, self.seq, self.head(), self.ms), 0)
+        elif name == "ping":
+            self._push(protocol.pong_line(dev, self.seq, self.ms, arg or 0), 0)
+        elif name == "time":
+            self.epoch = (arg, self.ms)
+            self._push(protocol.time_line(dev, self.ms, arg), 0)
+        elif name == "since":
+            self._fill_since = arg
+            k = arg // _MARK_EVERY
+            if self._marks:
+                self._fill_offset = self._marks[min(k, len(self._marks) - 1)]
+            else:
+                self._fill_offset = 0
+
+    # --- output ---------------------------------------------------------------------------------
+
+    def _writable(self):
+        if self._out_poll is None:
+            return True
+        for _obj, flags in self._out_poll.poll(0):
+            if flags & select.POLLOUT:
+                return True
+        return False
+
+    def _write(self):
+        budget = self.tick_bytes
+        try:
+            while budget > 0:
+                if not self._line:
+                    if not self._count:
+                        return
+                    self._line = self._slots[self._head]
+                    self._slots[self._head] = b""
+                    self._head = (self._head + 1) % len(self._slots)
+                    self._count -= 1
+                    self._pos = 0
+                if not self._writable():
+                    return
+                end = min(self._pos + self.chunk, len(self._line))
+                line = self._line
+                written = self.out.write(
+                    line if end - self._pos == len(line) else line[self._pos : end]
+                )
+                if not written:  # None: would block (non-blocking stream)
+                    return
+                self._pos += written
+                budget -= written
+                if self._pos >= len(self._line):
+                    self._line = b""
+                    self.sent += 1
+        except OSError:  # the PC side went away mid-line: drop that line, keep the game going
+            self._line = b""
+            self.dropped += 1
