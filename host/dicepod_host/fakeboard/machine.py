@@ -15,12 +15,14 @@ import path ahead of the unix port's own `machine`) and under CPython
 - ADC: `read_u16()` returns ADC_VALUES[channel] (settable; channel 3 = GP29 = VSYS/3).
 - PWM, Timer (fires only when a test calls `fire()`), unique_id(), freq(), idle(),
   lightsleep()/deepsleep() stubs, reset_cause(), disable_irq()/enable_irq().
-- CLOCK: a virtual clock (ticks_ms/ticks_diff/ticks_add/sleep_ms). board.py uses it instead of
+- FAKE_CLOCK: a virtual clock (ticks_ms/ticks_diff/ticks_add/sleep_ms). board.py uses it instead of
   `time` when this module provides it, so a run on the fake board is bounded and fast:
   every sleep_ms() or lightsleep() is one loop pass; after DICEPOD_FAKE_TICKS passes (env var,
   default 300; 0 = unbounded) it raises SystemExit(0). DICEPOD_FAKE_REALTIME=1 makes the clock
   follow real time (for the interactive emulator). DICEPOD_FAKE_OLED=sh1106 makes the default
   display at 0x3C an SH1106.
+- FAKE_FLASH: the directory board.py keeps the journal and settings in on the fake board
+  (DICEPOD_FAKE_FLASH, default /tmp/dicepod-fake-flash), so a run never writes into the repo.
 """
 
 import os
@@ -354,7 +356,17 @@ class FakeClock:
             raise SystemExit(0)
 
 
-CLOCK = FakeClock(int(_env("DICEPOD_FAKE_TICKS", "300")), _env("DICEPOD_FAKE_REALTIME", "0") == "1")
+FAKE_CLOCK = FakeClock(
+    int(_env("DICEPOD_FAKE_TICKS", "300")), _env("DICEPOD_FAKE_REALTIME", "0") == "1"
+)
+
+# The fake board's flash: board.py puts the journal and settings files here instead of the
+# current directory (DICEPOD_FAKE_FLASH; created when missing).
+FAKE_FLASH = _env("DICEPOD_FAKE_FLASH", "/tmp/dicepod-fake-flash")
+try:
+    os.mkdir(FAKE_FLASH)
+except OSError:
+    pass  # exists
 
 # A lightsleep without a timeout sleeps until a pin edge; the fake wakes after this long.
 _LIGHTSLEEP_DEFAULT_MS = 1000
@@ -365,9 +377,9 @@ def lightsleep(time_ms=None):
     """Record the sleep, move the clock on; one loop pass."""
     lightsleeps.append(time_ms)
     slept = _LIGHTSLEEP_DEFAULT_MS if time_ms is None else time_ms
-    CLOCK.slept_ms += slept
-    CLOCK.advance(slept)
-    CLOCK._count()
+    FAKE_CLOCK.slept_ms += slept
+    FAKE_CLOCK.advance(slept)
+    FAKE_CLOCK._count()
 
 
 def deepsleep(time_ms=None):

@@ -217,10 +217,11 @@ class OLED:
         img = self.image()
         lines = []
         for y in range(_HEIGHT):
-            row = ""
+            row = bytearray(b"." * _WIDTH)
             for x in range(_WIDTH):
-                row += "#" if img[(y >> 3) * _WIDTH + x] >> (y & 7) & 1 else "."
-            lines.append(row)
+                if img[(y >> 3) * _WIDTH + x] >> (y & 7) & 1:
+                    row[x] = 35  # '#'
+            lines.append(bytes(row).decode())
         return "\n".join(lines)
 
 

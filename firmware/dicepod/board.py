@@ -1,0 +1,145 @@
+"""The Pico's wiring and the one place with pin numbers: make() builds the Board.
+
+Shell code. Importing this module builds nothing (no `machine` import at module level), so it
+imports on a PC; make() imports machine and builds every part. The pin table below is the same
+as hardware/WIRING.md and hardware/diagram.json (tests/test_board_wiring.py checks all three):
+
+    signal      GPIO   Pico pin   goes to
+    I2C0 SDA    GP4    6          OLED SDA (module has 4.7k-10k pull-ups to 3V3)
+    I2C0 SCL    GP5    7          OLED SCL
+    UP          GP10   14         button UP, other leg to GND (pin 18)
+    DOWN        GP11   15         button DOWN, other leg to GND (pin 18)
+    OK          GP12   16         button OK, other leg to GND (pin 18)
+    BACK        GP13   17         button BACK, other leg to GND (pin 18)
+    PIEZO       GP15   20         piezo +, piezo - to GND (pin 23) (optional)
+    VBUS sense  GP24   (internal) high while USB power is present
+    VSYS / 3    GP29   (internal) ADC3: VSYS through the Pico's 200k/100k divider
+
+Power: OLED VCC from 3V3 (pin 36), GND (pin 38); battery (optional) through a Schottky diode
+into VSYS (pin 39). Buttons use the RP2040/RP2350 internal pull-ups (~50k).
+"""
+
+I2C_ID = 0  # GP4/GP5 are I2C0's SDA/SCL
+SDA = 4
+SCL = 5
+I2C_FREQ = 400_000  # 400 kHz fast mode: a full frame ~23 ms (1 MHz works on most modules)
+OLED_ADDR = 0x3C  # most modules; 0x3D with the address jumper moved
+OLED_ADDR_ALT = 0x3D
+BUTTON_PINS = (10, 11, 12, 13)  # UP, DOWN, OK, BACK (bit order of dicepod.drivers.buttons)
+PIEZO = 15
+VBUS_SENSE = 24
+VSYS_ADC = 29  # ADC channel 3
+
+
+class Board:
+    """The parts the app uses (docs/ARCHITECTURE.md); a plain object."""
+
+    def __init__(self, **parts):
+        self.display = None
+        self.buttons = None
+        self.randbelow = None
+        self.storage = None
+        self.power = None
+        self.usb = None
+        self.beeper = None
+        self.device_id = ""
+        self.settings = {}
+        self.ticks_ms = None
+        self.ticks_diff = None
+        self.sleep_ms = None
+        for name in parts:
+            setattr(self, name, parts[name])
+
+
+def device_settings(storage, config=None):
+    """Device settings: defaults, then the saved settings file (or config), as a dict."""
+    from dicepod.drivers import SETTINGS
+
+    values = {}
+    for spec in SETTINGS:
+        values[spec[0]] = spec[1]
+    saved = config
+    if saved is None:
+        data = storage.load_settings()
+        if data:
+            from dicepod.settings import Settings
+
+            try:
+                saved = Settings.decode(data)
+            except ValueError:
+                saved = None  # corrupt: the app reports it; the device runs on defaults
+    elif hasattr(saved, "values"):
+        saved = saved.values  # a dicepod.settings.Settings
+    if saved:
+        for spec in SETTINGS:
+            value = saved.get(spec[0])
+            if isinstance(value, int) and spec[2] <= value <= spec[3]:
+                values[spec[0]] = value
+    return values
+
+
+def _wake(pin):
+    """Button IRQ: nothing to do, the interrupt itself ends a light sleep."""
+
+
+def _hex(data):
+    return "".join("%02x" % b for b in data)
+
+
+def make(config=None):
+    """Build the Pico's Board. config: settings mapping (or Settings) instead of the saved file."""
+    import time
+
+    import machine
+
+    from dicepod.drivers import beeper, buttons, display, power, rng, storage
+
+    # The fake machine (host/dicepod_host/fakeboard) names a directory for the flash files and
+    # brings a virtual clock that bounds a run on a PC; a Pico has neither.
+    store = storage.FileStorage(getattr(machine, "FAKE_FLASH", ""))
+    values = device_settings(store, config)
+
+    i2c = machine.I2C(I2C_ID, scl=machine.Pin(SCL), sda=machine.Pin(SDA), freq=I2C_FREQ)
+    addr = OLED_ADDR
+    found = i2c.scan()
+    if OLED_ADDR not in found and OLED_ADDR_ALT in found:
+        addr = OLED_ADDR_ALT
+    rotate = 180 if values["device.rotate"] else 0
+    oled = display.make(values["device.display"], i2c, addr, rotate=rotate)
+    oled.contrast(values["device.bright"])
+
+    pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in BUTTON_PINS]
+    keys = buttons.Buttons(pins)
+    keys.arm_wake(_wake)
+
+    policy = power.Power(
+        oled,
+        adc=machine.ADC(VSYS_ADC),
+        vbus=machine.Pin(VBUS_SENSE, machine.Pin.IN),
+        sleep=machine.lightsleep,
+    )
+    policy.configure(values)
+
+    device_id = _hex(machine.unique_id())
+    try:
+        from dicepod.drivers import usb
+    except ImportError:
+        usb = None
+    link = usb.UsbLink(store, device_id) if usb is not None else None
+
+    clock = getattr(machine, "FAKE_CLOCK", None) or time
+
+    return Board(
+        display=oled,
+        buttons=keys,
+        randbelow=rng.HardwareRandom().randbelow,
+        storage=store,
+        power=policy,
+        usb=link,
+        beeper=beeper.Beeper(machine.PWM(machine.Pin(PIEZO), freq=2000, duty_u16=0)),
+        device_id=device_id,
+        settings=values,
+        ticks_ms=clock.ticks_ms,
+        ticks_diff=clock.ticks_diff,
+        sleep_ms=clock.sleep_ms,
+    )
