@@ -27,6 +27,8 @@ from dicepod.rules import modes
 from dicepod.settings import MissingValue, Settings
 from dicepod.ui import screen as ui
 
+# The settings group of the device itself (dicepod.drivers.SETTINGS).
+DEVICE = "device"
 # Events the app writes for itself; a game's fold skips them.
 APP_EVENTS = ("crash",)
 # Crash-loop guard: this many crashes inside this window start the app without the game.
@@ -198,10 +200,17 @@ class App:
         spec = self.spec(key)
         return spec[1] if spec is not None else None
 
+    def group(self, name):
+        """Return the module whose SETTINGS (and VALUE_NAMES) hold the settings group name:
+        a game mode's rules, or "device" (dicepod.drivers: display, brightness, power)."""
+        if name == DEVICE:
+            return __import__("dicepod.drivers", None, None, ("SETTINGS",))
+        return modes.module(name)
+
     def spec(self, key):
         """Return the (key, default, low, high, label) spec of a setting, or None."""
         try:
-            module = modes.module(key.split(".")[0])
+            module = self.group(key.split(".")[0])
         except ValueError:
             return None
         for spec in module.SETTINGS:
@@ -340,6 +349,10 @@ class App:
             raise ValueError("%d..%d" % (spec[2], spec[3]))
         self.values[key] = value
         self.save_settings()
+        if key.startswith(DEVICE + ".") and self.power is not None:
+            configure = getattr(self.power, "configure", None)
+            if configure is not None:
+                configure(self.values)
         if self.game is not None and self.mode is not None and key.startswith(self.mode + "."):
             self.play(("set", (key, value)))
 
@@ -361,6 +374,8 @@ class App:
         """One step of tick, without the crash handler."""
         self.ms += dt_ms
         pressed = self.board.buttons.update(dt_ms)
+        if self.power is not None and self.power.update(dt_ms, pressed != 0):
+            pressed = 0  # the press that woke the display only wakes it
         if pressed:
             bit = 1
             while bit <= 128:
@@ -369,8 +384,6 @@ class App:
                 bit <<= 1
         self.transition(self.stack[-1].tick(self, dt_ms))
         self.redraw()
-        if self.power is not None:
-            self.power.update(dt_ms, pressed != 0)
         if self.usb is not None:
             self.usb.tick(dt_ms)
 
@@ -387,6 +400,10 @@ class App:
             result = top.on_button(self, code)
         except MissingValue as exc:
             result = self.ask(exc)
+        except ValueError as exc:  # an illegal move: nothing was written; say why
+            self.show_toast(str(exc.args[0] if exc.args else "not allowed")[:16])
+            top.dirty = True
+            return
         self.transition(result)
 
     def ask(self, exc):

@@ -37,16 +37,25 @@ class Message(Screen):
 
 
 class CrashScreen(Message):
-    """The traceback of a crash (the app has already restarted from the journal)."""
+    """The crash (the app has already restarted from the journal): the exception first, then
+    where it happened, innermost first (file:line function)."""
 
     def __init__(self, trace, safe):
         lines = []
-        if safe:
-            lines.append("Crashed again: game not resumed")
+        frames = []
+        last = ""
         for row in trace.split("\n"):
             row = row.strip()
-            if row and not row.startswith("Traceback"):
-                lines.append(row)
-        super().__init__("CRASH - restarted", lines)
-        # show the end (the exception itself) first
-        self.top = max(0, len(self.lines) - 6)
+            if row.startswith('File "'):
+                end = row.find('"', 6)
+                where = row[6:end].replace("\\", "/").split("/")[-1]
+                rest = row[end + 1 :].replace(", line ", ":").replace(", in ", " ")
+                frames.append(where + rest)
+            elif row and not row.startswith("Traceback") and not row.startswith("~"):
+                last = row
+        lines.append(last)
+        if safe:
+            lines.append("Crashed again: game not resumed")
+        frames.reverse()
+        lines.extend(frames)
+        super().__init__("CRASH: restarted", lines)

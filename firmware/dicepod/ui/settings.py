@@ -17,17 +17,6 @@ from dicepod.ui.screen import (
 )
 
 
-def _spec(module, key):
-    for spec in module.SETTINGS:
-        if spec[0] == key:
-            return spec
-    return None
-
-
-def _module_of(key):
-    return modes.module(key.split(".")[0])
-
-
 def value_name(module, key, value):
     """Return the text for a setting's value: its name if the module names it, '?' if unset."""
     if value is None:
@@ -40,14 +29,18 @@ def value_name(module, key, value):
 
 
 class SettingsMenu(ListScreen):
-    """Settings, first level: one row per game mode."""
+    """Settings, first level: one row per game mode, then the device's own."""
 
     def __init__(self, app):
-        super().__init__("Settings", [title for _mode, title in modes.MODES])
+        items = [title for _mode, title in modes.MODES]
+        items.append("Device")
+        super().__init__("Settings", items)
 
     def choose(self, app, index):
-        """Open that mode's settings."""
-        return ModeSettings(app, modes.MODES[index][0])
+        """Open that group's settings."""
+        if index < len(modes.MODES):
+            return ModeSettings(app, modes.MODES[index][0])
+        return ModeSettings(app, "device")
 
 
 class ModeSettings(ListScreen):
@@ -55,7 +48,7 @@ class ModeSettings(ListScreen):
 
     def __init__(self, app, mode):
         self.mode = mode
-        self.module = modes.module(mode)
+        self.module = app.group(mode)
         super().__init__("Set: " + mode, [])
         self.refresh(app)
 
@@ -90,8 +83,8 @@ class EditValue(Screen):
     def __init__(self, app, key, label):
         super().__init__()
         self.key = key
-        self.module = _module_of(key)
-        spec = _spec(self.module, key)
+        self.module = app.group(key.split(".")[0])
+        spec = app.spec(key)
         if spec is None:
             raise ValueError("unknown setting %s" % key)
         self.low = spec[2]
