@@ -248,18 +248,22 @@ def test_missing_value_is_named():
         raise AssertionError("no MissingValue")
 
 
-def _session(seed, count):
+def _session(seed, count, keep=True):
+    """A seeded bot uses the Tests mode; return (events, game). keep=False only counts them."""
     source = Seeded(seed)
     game = tm.Game()
     events = []
+    done = [0]
 
     def add(event):
         game.apply(event)
-        events.append(event)
+        done[0] += 1
+        if keep:
+            events.append(event)
 
     add(("new_game", ("tests",)))
     add(("set", ("tests.players", 2)))
-    while len(events) < count:
+    while done[0] < count:
         choice = source.randbelow(10)
         if choice == 0 or game.tn is None:
             add(("tn", (source.randbelow(5) + 2,)))
