@@ -504,6 +504,13 @@ def test_settings_events_and_bad_events():
     r.reject(("set", ("battle.nope", 1)))
     r.reject(("set", (battle.ROWS,)))
     r.reject(("dance", ()))
+    r.reject((["roll"], (1, 2, 3, 4, 5, 6)))
+    r.reject((None, ()))
+    r.reject(("roll", None))
+    r.reject(("set", (battle.ROWS, None)))
+    r.reject(("set", (battle.ROWS, "3")))
+    r.reject(("set_aside", ("x",)))
+    r.reject(("next_game", ("x",)))
     r.reject(("roll",))
     r.reject("roll")
     r.reject(("roll", (1, 2, 3, 4, 5)))
@@ -567,6 +574,9 @@ def test_random_games_fold_and_undo():
     assert len(r.events) > 100
     r.check_undo()
     assert battle.fold(r.events).state() == g.state()
+    # As the journal hands them back: canonical JSON bytes decoded into lists.
+    lines = [json.dumps([k, list(d)], separators=(",", ":")) for k, d in r.events]
+    assert _text(battle.fold(json.loads(line) for line in lines)) == _text(g)
 
 
 def result_scripted_game_states():

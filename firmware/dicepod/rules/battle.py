@@ -382,7 +382,7 @@ class Game:
             data = tuple(data)
         except (TypeError, ValueError):
             raise ValueError("malformed event")
-        handler = _HANDLERS.get(kind_)
+        handler = _HANDLERS.get(kind_) if isinstance(kind_, str) else None
         if handler is None:
             raise ValueError("unknown event %s" % kind_)
         handler(self, data)
@@ -402,6 +402,8 @@ class Game:
         if len(data) != 2:
             raise ValueError("set takes key, value")
         key, value = data
+        if value is None:
+            raise ValueError("%s needs a value" % key)
         if key == ROWS and isinstance(value, int):
             for heroes in self.heroes:
                 if max(heroes) > 2 * value - 1:
