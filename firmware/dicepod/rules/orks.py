@@ -420,7 +420,11 @@ class Game:
             raise ValueError("not the Terminators' phase")
         if not 4 <= len(data) <= 5:
             raise ValueError("bad attack")
-        kind, face, cover, painboy = data[0], data[1], data[2], data[3]
+        # Unpacked one by one: a 4-name tuple assignment allocates a tuple on MicroPython.
+        kind = data[0]
+        face = data[1]
+        cover = data[2]
+        painboy = data[3]
         if not 0 <= kind < 10 or not 1 <= face <= 6 or not 0 <= cover <= 1:
             raise ValueError("bad attack")
         if not self.board[kind]:
