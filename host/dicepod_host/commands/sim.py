@@ -1,0 +1,60 @@
+"""`dicepod sim`: serve the browser simulator (the real firmware on MicroPython's WebAssembly
+port) on a local address and print it; --open also opens a browser when there is a display."""
+
+import os
+import sys
+
+HELP = "run the real firmware in a browser simulator (a local page; no Pico needed)"
+DEFAULT_PORT = 8765
+
+
+def add_arguments(parser):
+    """Options: --port, --host, --open."""
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s; 0 = any free)"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
+    )
+    parser.add_argument(
+        "--open", action="store_true", help="open the page in a browser (when there is a display)"
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every request")
+
+
+def has_display():
+    """True when a browser window can be shown (always outside Linux/BSD)."""
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def open_browser(url):
+    """Open url in a browser; return False (and open nothing) when there is no display."""
+    if not has_display():
+        return False
+    import webbrowser
+
+    try:
+        return bool(webbrowser.open(url, new=2))
+    except webbrowser.Error:
+        return False
+
+
+def run(args):
+    """Serve until Ctrl-C."""
+    from dicepod_host.sim import server as sim_server
+
+    server = sim_server.make_server(args.host, args.port)
+    server.verbose = args.verbose
+    url = server.url
+    print("dicepod simulator: %s  (Ctrl-C stops it)" % url, flush=True)
+    if args.open and not open_browser(url):
+        print("no display to open a browser on: open %s in a browser" % url, flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

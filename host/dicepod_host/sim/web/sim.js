@@ -1,0 +1,450 @@
+// The dicepod simulator page: MicroPython's WebAssembly port runs the real firmware; this file
+// is the hardware layer (OLED canvas, buttons and keys, random source, flash in localStorage,
+// USB panel, piezo) exposed to Python as the module `simjs` (see simboard.py).
+//
+// Test hooks (URL parameters): ?seed=N replaces crypto.getRandomValues with xorshift32 seeded
+// like tests/portable/seeded.py (one byte per draw: the low 8 bits), keeps the flash under its
+// own localStorage names and fixes the device id; ?wipe=1 starts from an empty flash.
+// window.dicepod exposes the state a test or benchmark reads (frame, lines, timings).
+
+import { loadMicroPython } from "./mp/micropython.mjs";
+
+const W = 128;
+const H = 64;
+const PERIOD_MS = 20; // the Pico's main-loop period (dicepod.app._PERIOD_MS)
+const HEAP_BYTES = 512 * 1024; // a Pico has ~190 KB; this port collects only between JS calls
+
+const params = new URLSearchParams(location.search);
+const SEED = params.has("seed") ? Number(params.get("seed")) >>> 0 : null;
+const PREFIX = SEED === null ? "dicepod.sim." : `dicepod.sim.seed${SEED}.`;
+
+const $ = (sel) => document.querySelector(sel);
+const canvas = $("#screen");
+const ctx = canvas.getContext("2d", { alpha: false });
+const statusEl = $("#status");
+const errorEl = $("#error");
+const usbList = $("#usb");
+
+const state = {
+  started: performance.now(),
+  firstFrameMs: null, // ms from navigation start to the first frame drawn
+  readyMs: null,
+  frame: new Uint8Array((W * H) / 8),
+  frameHex: "",
+  frames: 0,
+  powered: true,
+  contrast: 255,
+  ticks: 0,
+  usbLines: [],
+  errors: [],
+  seed: SEED,
+  ready: false,
+};
+window.dicepod = state;
+
+function showError(text) {
+  state.errors.push(String(text));
+  errorEl.style.display = "block";
+  errorEl.textContent = state.errors.join("\n\n");
+  console.error(text);
+}
+
+// ---- flash (localStorage) ----------------------------------------------------------------------
+
+const store = {
+  get(name) {
+    try {
+      return localStorage.getItem(PREFIX + name);
+    } catch {
+      return null;
+    }
+  },
+  set(name, text) {
+    try {
+      localStorage.setItem(PREFIX + name, text);
+    } catch (err) {
+      showError(`localStorage refused the ${name} (${err.message}): it will not survive a reload`);
+    }
+  },
+  wipe() {
+    for (const name of ["journal", "settings", "device"]) localStorage.removeItem(PREFIX + name);
+  },
+};
+if (params.get("wipe") === "1") store.wipe();
+
+function deviceId() {
+  if (SEED !== null) return SEED.toString(16).padStart(16, "0");
+  let id = store.get("device");
+  if (!id || !/^[0-9a-f]{16}$/.test(id)) {
+    const bytes = crypto.getRandomValues(new Uint8Array(8));
+    id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    store.set("device", id);
+  }
+  return id;
+}
+
+// ---- random source -------------------------------------------------------------------------------
+
+function xorshift32(seed) {
+  // Same as tests/portable/seeded.py: state = seed * 2654435761 mod 2^32 (or 1).
+  let s = Math.imul(seed, 2654435761) >>> 0 || 1;
+  return () => {
+    let x = s;
+    x = (x ^ (x << 13)) >>> 0;
+    x = (x ^ (x >>> 17)) >>> 0;
+    x = (x ^ (x << 5)) >>> 0;
+    s = x;
+    return x;
+  };
+}
+const nextSeeded = SEED === null ? null : xorshift32(SEED);
+
+function randomBytes(k) {
+  const out = new Uint8Array(k);
+  if (nextSeeded) for (let i = 0; i < k; i++) out[i] = nextSeeded() & 0xff;
+  else crypto.getRandomValues(out); // the firmware's rng driver does the rejection sampling
+  return out;
+}
+
+function hex(bytes) {
+  let s = "";
+  for (const b of bytes) s += (b < 16 ? "0" : "") + b.toString(16);
+  return s;
+}
+
+// ---- OLED ---------------------------------------------------------------------------------------
+
+const geometry = { cell: 8, ox: 0, oy: 0, gap: 1 };
+let drawPending = false;
+
+function fitCanvas() {
+  const rect = canvas.getBoundingClientRect();
+  const dpr = window.devicePixelRatio || 1;
+  const width = Math.max(W, Math.round(rect.width * dpr));
+  const height = Math.max(H, Math.round(rect.height * dpr));
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  const cell = Math.max(1, Math.floor(Math.min(width / W, height / H)));
+  geometry.cell = cell;
+  geometry.ox = Math.floor((width - cell * W) / 2);
+  geometry.oy = Math.floor((height - cell * H) / 2);
+  geometry.gap = cell >= 4 ? Math.max(1, Math.round(cell * 0.12)) : 0;
+}
+
+function draw() {
+  drawPending = false;
+  const { cell, ox, oy, gap } = geometry;
+  const size = cell - gap;
+  ctx.fillStyle = "#000";
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  if (!state.powered) return;
+  if (gap) {
+    // the unlit pixels, faintly: the grid of a real panel
+    ctx.fillStyle = "#0b0f14";
+    for (let y = 0; y < H; y++) ctx.fillRect(ox, oy + y * cell, cell * W - gap, size);
+    ctx.fillStyle = "#000";
+    for (let x = 1; x < W; x++) ctx.fillRect(ox + x * cell - gap, oy, gap, cell * H);
+  }
+  ctx.fillStyle = "#bfeaff";
+  const frame = state.frame;
+  for (let page = 0; page < H / 8; page++) {
+    for (let x = 0; x < W; x++) {
+      const byte = frame[page * W + x];
+      if (!byte) continue;
+      for (let bit = 0; bit < 8; bit++) {
+        if (byte & (1 << bit)) ctx.fillRect(ox + x * cell, oy + (page * 8 + bit) * cell, size, size);
+      }
+    }
+  }
+}
+
+function requestDraw() {
+  if (!drawPending) {
+    drawPending = true;
+    requestAnimationFrame(draw);
+  }
+}
+
+function applyContrast() {
+  // An OLED's contrast is gentle: full at 255, about a third at the dimmed level.
+  const level = state.powered ? 0.3 + (0.7 * state.contrast) / 255 : 1;
+  canvas.style.filter = `brightness(${level.toFixed(3)})`;
+}
+
+function showFrame(hexText) {
+  const frame = state.frame;
+  for (let i = 0; i < frame.length; i++) frame[i] = parseInt(hexText.substr(i * 2, 2), 16);
+  state.frameHex = hexText;
+  state.frames += 1;
+  if (state.firstFrameMs === null) {
+    draw(); // the first frame at once (the benchmark's end point)
+    state.firstFrameMs = performance.now();
+  } else {
+    requestDraw();
+  }
+}
+
+// ---- buttons ------------------------------------------------------------------------------------
+
+let held = 0; // bits of buttons held now
+let latched = 0; // bits pressed since the last read: a click shorter than a tick still counts
+const buttonEls = new Map();
+for (const el of document.querySelectorAll("[data-bit]")) buttonEls.set(Number(el.dataset.bit), el);
+
+function press(bit) {
+  held |= bit;
+  latched |= bit;
+  buttonEls.get(bit)?.classList.add("held");
+}
+function release(bit) {
+  held &= ~bit;
+  buttonEls.get(bit)?.classList.remove("held");
+}
+
+for (const [bit, el] of buttonEls) {
+  el.addEventListener("pointerdown", (e) => {
+    e.preventDefault();
+    el.setPointerCapture?.(e.pointerId);
+    press(bit);
+  });
+  for (const type of ["pointerup", "pointercancel", "lostpointercapture"]) {
+    el.addEventListener(type, () => release(bit));
+  }
+  el.addEventListener("contextmenu", (e) => e.preventDefault());
+}
+
+const KEYS = {
+  ArrowUp: 1, w: 1, W: 1, k: 1,
+  ArrowDown: 2, s: 2, S: 2, j: 2,
+  Enter: 4, " ": 4, ArrowRight: 4,
+  Escape: 8, Backspace: 8, ArrowLeft: 8,
+};
+window.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.altKey || e.metaKey) return;
+  if (e.key === "f" || e.key === "F") {
+    toggleFullscreen();
+    return;
+  }
+  const bit = KEYS[e.key];
+  if (!bit) return;
+  if (e.key === "Escape" && document.fullscreenElement) return; // the browser leaves full screen
+  e.preventDefault();
+  if (!e.repeat) press(bit); // the firmware does its own auto-repeat
+});
+window.addEventListener("keyup", (e) => {
+  const bit = KEYS[e.key];
+  if (bit) release(bit);
+});
+window.addEventListener("blur", () => {
+  for (const bit of buttonEls.keys()) release(bit);
+});
+
+function toggleFullscreen() {
+  if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+  else $("#screenwrap").requestFullscreen?.().catch(() => {});
+}
+$("#fullscreen").addEventListener("click", toggleFullscreen);
+document.addEventListener("fullscreenchange", () => {
+  fitCanvas();
+  requestDraw();
+});
+window.addEventListener("resize", () => {
+  fitCanvas();
+  requestDraw();
+});
+
+// ---- piezo --------------------------------------------------------------------------------------
+
+let audio = null;
+let osc = null;
+function tone(freq) {
+  try {
+    if (!freq) {
+      osc?.stop();
+      osc = null;
+      return;
+    }
+    audio ??= new AudioContext();
+    if (audio.state !== "running") return; // no sound before the user has touched the page
+    osc?.stop();
+    const gain = audio.createGain();
+    gain.gain.value = 0.05;
+    gain.connect(audio.destination);
+    osc = audio.createOscillator();
+    osc.type = "square";
+    osc.frequency.value = freq;
+    osc.connect(gain);
+    osc.start();
+  } catch {
+    osc = null;
+  }
+}
+document.addEventListener("pointerdown", () => audio?.resume?.().catch(() => {}), { once: true });
+
+// ---- USB ----------------------------------------------------------------------------------------
+
+const seenEvents = new Set(); // seq of event lines shown: live and back-filled copies once
+let pcToDevice = `hello\ntime ${Math.floor(Date.now() / 1000)}\nsince 0\n`;
+
+function usbLine(text) {
+  let obj = null;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    obj = null;
+  }
+  const li = document.createElement("li");
+  li.dataset.line = text;
+  li.title = text;
+  if (obj && obj.type === "event") {
+    if (seenEvents.has(obj.seq)) return;
+    seenEvents.add(obj.seq);
+    li.className = "event";
+    const [kind, data] = obj.event;
+    li.append(`#${obj.seq} g${obj.game} `);
+    const k = document.createElement("span");
+    k.className = "kind";
+    k.textContent = kind;
+    li.append(k, ` ${JSON.stringify(data)}`);
+  } else {
+    li.className = "other";
+    li.textContent = obj ? `${obj.type} ${text}` : text;
+  }
+  state.usbLines.push(text);
+  const atBottom = usbList.scrollTop + usbList.clientHeight >= usbList.scrollHeight - 4;
+  usbList.append(li);
+  if (atBottom) usbList.scrollTop = usbList.scrollHeight;
+  $("#usbcount").textContent = `${seenEvents.size} events, ${state.usbLines.length} lines`;
+}
+
+function usbTake() {
+  const text = pcToDevice;
+  pcToDevice = "";
+  return text;
+}
+
+$("#download").addEventListener("click", () => {
+  const blob = new Blob([state.usbLines.map((l) => l + "\n").join("")], {
+    type: "application/x-ndjson",
+  });
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  const day = new Date().toISOString().slice(0, 10);
+  a.download = `dicepod-${state.deviceId}-${day}.jsonl`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+});
+
+$("#reset").addEventListener("click", () => {
+  if (!confirm("Forget this simulated device's journal and settings?")) return;
+  stopped = true;
+  store.wipe();
+  location.reload();
+});
+
+// ---- MicroPython --------------------------------------------------------------------------------
+
+const simjs = {
+  show: (hexText) => showFrame(hexText),
+  contrast: (level) => {
+    state.contrast = level;
+    applyContrast();
+  },
+  power: (on) => {
+    state.powered = !!on;
+    applyContrast();
+    requestDraw();
+  },
+  buttons: () => {
+    const raw = held | latched;
+    latched = 0;
+    return raw;
+  },
+  random_hex: (k) => hex(randomBytes(k)),
+  load: (name) => store.get(name),
+  save: (name, text) => store.set(name, text),
+  append: (name, text) => store.set(name, (store.get(name) || "") + text),
+  usb_line: (text) => usbLine(text),
+  usb_take: () => usbTake(),
+  tone: (freq) => tone(freq),
+  device_id: () => state.deviceId,
+};
+
+let stopped = false;
+const stdoutLines = [];
+
+function pythonError(err) {
+  // A PythonError carries the traceback in .message; anything else is a JS error.
+  return err && err.type ? `${err.type}\n${err.message}` : String(err && err.stack ? err.stack : err);
+}
+
+async function boot() {
+  state.deviceId = deviceId();
+  fitCanvas();
+  draw();
+  const [mp, bundle] = await Promise.all([
+    loadMicroPython({
+      heapsize: HEAP_BYTES,
+      stdout: (line) => {
+        stdoutLines.push(line);
+        console.log(line);
+      },
+      stderr: (line) => console.warn(line),
+    }),
+    fetch("bundle.json", { cache: "no-store" }).then((r) => {
+      if (!r.ok) throw new Error(`bundle.json: HTTP ${r.status}`);
+      return r.json();
+    }),
+  ]);
+  const FS = mp.FS;
+  const write = (root, files) => {
+    for (const [path, text] of Object.entries(files)) {
+      const full = `${root}/${path}`;
+      FS.mkdirTree(full.slice(0, full.lastIndexOf("/")));
+      FS.writeFile(full, text);
+    }
+  };
+  write("/flash", bundle.firmware); // the Pico's file system: main.py, dicepod/...
+  write("/sim", bundle.sim);
+  mp.registerJsModule("simjs", simjs);
+  mp.runPython("import os, sys\nos.chdir('/flash')\nsys.path.append('/sim')");
+  const simboard = mp.pyimport("simboard");
+  simboard.start();
+  const tick = simboard.tick;
+  state.readyMs = performance.now();
+  state.ready = true;
+  const mode = SEED === null ? "" : ` · seeded randomness (test mode, seed ${SEED})`;
+  statusEl.textContent =
+    `MicroPython ${bundle.package || bundle.micropython} (WebAssembly) · device ${state.deviceId}` +
+    ` · ready in ${Math.round(state.readyMs)} ms${mode}`;
+
+  let last = performance.now();
+  let carry = 0;
+  const timer = setInterval(() => {
+    if (stopped) {
+      clearInterval(timer);
+      return;
+    }
+    const now = performance.now();
+    carry += now - last;
+    last = now;
+    const dt = Math.floor(carry); // a throttled background tab: one long tick, as after a sleep
+    carry -= dt;
+    try {
+      tick(dt);
+      state.ticks += 1;
+    } catch (err) {
+      stopped = true;
+      clearInterval(timer);
+      showError(`The simulator stopped: ${pythonError(err)}`);
+    }
+  }, PERIOD_MS);
+}
+
+boot().catch((err) => {
+  stopped = true;
+  statusEl.textContent = "failed to start";
+  showError(`The simulator could not start: ${pythonError(err)}\n${stdoutLines.slice(-20).join("\n")}`);
+});
