@@ -68,8 +68,8 @@ def device_settings(storage, config=None):
                 saved = Settings.decode(data)
             except ValueError:
                 saved = None  # corrupt: the app reports it; the device runs on defaults
-    elif hasattr(saved, "values"):
-        saved = saved.values  # a dicepod.settings.Settings
+    elif not isinstance(saved, dict):
+        saved = saved.values  # a dicepod.settings.Settings: its values dict
     if saved:
         for spec in SETTINGS:
             value = saved.get(spec[0])

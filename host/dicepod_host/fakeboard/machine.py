@@ -7,11 +7,11 @@ import path ahead of the unix port's own `machine`) and under CPython
 - Pin: inputs follow the pull resistor until a test drives them (`drive(level)`/`release()`);
   every constructed pin is kept in PINS by id, so a test can press a button by GPIO number
   (`press(10)`, `release(10)`); `irq()` handlers run on driven edges.
-- I2C: `writeto`/`writevto` record every transaction as (addr, bytes) in `log` (unless
-  `log` is set to None) and count bytes; each write is also passed to the device attached at
-  that address (by default a fake OLED at 0x3C decoding the stream into pixels, see
-  oled_decode.py). A write to an address with no device raises OSError(5) (EIO), as the rp2 port
-  does on a NACK.
+- I2C: `writeto`/`writevto` record every transaction as (addr, bytes) in `log` (the last
+  LOG_LIMIT of them, so a long emulator run stays small; None = no log) and count bytes;
+  each write is also passed to the device attached at that address (by default a fake OLED at
+  0x3C decoding the stream into pixels, see oled_decode.py). A write to an address with no
+  device raises OSError(5) (EIO), as the rp2 port does on a NACK.
 - ADC: `read_u16()` returns ADC_VALUES[channel] (settable; channel 3 = GP29 = VSYS/3).
 - PWM, Timer (fires only when a test calls `fire()`), unique_id(), freq(), idle(),
   lightsleep()/deepsleep() stubs, reset_cause(), disable_irq()/enable_irq().
@@ -155,6 +155,7 @@ def release(pin_id):
 OLED_CONTROLLER = _env("DICEPOD_FAKE_OLED", "ssd1306")
 OLED_ADDRESS = 0x3C  # 7-bit address of the usual 128x64 modules (0x78 as an 8-bit write address)
 _EIO = 5  # errno the rp2 port raises when an address is not acknowledged
+LOG_LIMIT = 512  # transactions kept in I2C.log (the oldest half is dropped beyond this)
 
 BUSES = []  # every I2C constructed, in order
 
@@ -194,6 +195,8 @@ class I2C:
         self.writes += 1
         self.bytes_written += len(data)
         if self.log is not None:
+            if len(self.log) >= LOG_LIMIT:
+                del self.log[: LOG_LIMIT // 2]
             self.log.append((addr, data))
         return len(data)
 
@@ -370,12 +373,14 @@ except OSError:
 
 # A lightsleep without a timeout sleeps until a pin edge; the fake wakes after this long.
 _LIGHTSLEEP_DEFAULT_MS = 1000
-lightsleeps = []  # the time_ms of every lightsleep call (None when none was given)
+# Light sleeps so far: [count, time_ms of the last one (None when none was given)].
+LIGHTSLEEPS = [0, None]
 
 
 def lightsleep(time_ms=None):
-    """Record the sleep, move the clock on; one loop pass."""
-    lightsleeps.append(time_ms)
+    """Count the sleep, move the clock on; one loop pass."""
+    LIGHTSLEEPS[0] += 1
+    LIGHTSLEEPS[1] = time_ms
     slept = _LIGHTSLEEP_DEFAULT_MS if time_ms is None else time_ms
     FAKE_CLOCK.slept_ms += slept
     FAKE_CLOCK.advance(slept)
