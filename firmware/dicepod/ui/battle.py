@@ -36,6 +36,10 @@ def short(combo):
     return "-".join([str(v) for v in combo])
 
 
+# The "stop rolling" entry of the keep options (compared by identity).
+_STOP = ((), (0, 1))
+
+
 def _marks(dice, values):
     """Return a list of bools over dice: the first die matching each of values is marked."""
     marks = [False] * len(dice)
@@ -56,7 +60,7 @@ class BattleScreen(Screen):
         super().__init__()
         self.app = app
         self.cursor = 0
-        self.options = []  # CHOOSE: set-aside choices; DECIDE: None (stop) + keep options
+        self.options = []  # CHOOSE: set-aside choices; DECIDE: _STOP + keep options
         self.faces = ()
         self.styles = ()
         self.carets = ()
@@ -77,7 +81,7 @@ class BattleScreen(Screen):
         if phase == battle.CHOOSE:
             self.options = game.choices()
         elif phase == battle.DECIDE:
-            options = [None]
+            options = [_STOP]
             if game.dice:
                 kept_can_score = game.settings.get(battle.KEPT_CAN_SCORE)
                 options.extend(odds.keep_options(game.dice, kept_can_score))
@@ -137,7 +141,7 @@ class BattleScreen(Screen):
             lines.append("%s loses %d roll%s" % (who[:2], lost, "" if lost == 1 else "s"))
         elif phase == battle.DECIDE:
             option = self.options[self.cursor]
-            if option is None or not free:
+            if option is _STOP or not free:
                 keep = ()
             else:
                 keep = option[0]
@@ -146,7 +150,7 @@ class BattleScreen(Screen):
                 styles.append(draw.KEPT if keeping[i] else draw.DIM)
             if game.all_out:
                 self.banner = "ALL OUT!"
-            if option is None:
+            if option is _STOP:
                 lines.append("%d rolls aside" % len(game.aside))
                 lines.append("OK: stop, act")
                 if game.extra_turn():
@@ -218,7 +222,7 @@ class BattleScreen(Screen):
             app.play(battle.bust())
         elif phase == battle.DECIDE:
             option = self.options[self.cursor]
-            if option is None:
+            if option is _STOP:
                 app.play(battle.actions())
             elif not game.dice:
                 app.play(battle.roll(game, app.randbelow))

@@ -160,3 +160,20 @@ class GameMenu(ListScreen):
 
             return ModeSettings(app, app.mode)
         return Reset()
+
+
+class Pick(ListScreen):
+    """Pick one of labels; OK calls then(app, values[index]) and takes its transition
+    (None from then: go back)."""
+
+    def __init__(self, title, labels, values, index, then):
+        super().__init__(title, labels)
+        self.values = values
+        self.then = then
+        self.cursor = index if 0 <= index < len(labels) else 0
+        self.top = draw.scroll_top(self.cursor, 0)
+
+    def choose(self, app, index):
+        """Hand the value on."""
+        result = self.then(app, self.values[index])
+        return BACK if result is None else result
