@@ -218,7 +218,7 @@ def parse(line):
         raise ValueError("bad device id")
     kind = obj.get("type")
     if kind == "event":
-        return _check_event(obj)
+        return check_event_dict(obj)
     if kind in ("hello", "pong", "end"):
         if not _is_int(obj.get("seq")) or obj["seq"] < 0:
             raise ValueError("bad seq")
@@ -227,7 +227,9 @@ def parse(line):
     return obj
 
 
-def _check_event(obj):
+def check_event_dict(obj):
+    """Check a decoded event line (a dict, "event" as [kind, data]); return it with "event" as
+    a (kind, data tuple) pair. Raise ValueError for a bad field or a wrong checksum."""
     for key in ("seq", "game", "ms"):
         value = obj.get(key)
         if not _is_int(value) or value < 0:

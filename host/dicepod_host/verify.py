@@ -1,0 +1,401 @@
+"""`dicepod verify`'s engine: check a log's checksums and hash chain, then fold every game
+through the same rules modules as the device, and name the first bad event.
+
+Shell (reads files and databases). A log is a dicepod SQLite database, an exported JSON Lines
+file (the USB protocol's event lines) or an exported CSV file. Per device, in sequence order:
+
+1. each line: the protocol parser's checks (version, fields, checksum over every field);
+2. the chain: seqs 1, 2, 3, ... without gap or duplicate; the first prev is the journal's
+   GENESIS and each next prev is the chain hash of the event before (dicepod.journal);
+3. game ids: +1 at each new_game, unchanged otherwise;
+4. dice: values 1..6 wherever an event kind carries dice (fresh_faces / dice_values);
+5. rules: each game's effective events (undo applied, as dicepod.journal does) folded through
+   dicepod.rules.modes.module(mode).Game, whose apply() raises ValueError for an illegal event.
+   A mode whose rules module is missing is reported as a note: steps 1-4 still run.
+"""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from dicepod import journal, protocol
+from dicepod.rules import modes
+from dicepod.settings import MissingValue, Settings
+from dicepod_host.errors import UserError
+
+# Journal events the app writes that are not game moves (the app's fold skips them too).
+APP_EVENTS = ("crash",)
+CSV_FIELDS = ("v", "dev", "seq", "game", "ms", "kind", "data", "prev", "crc")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _all(data):
+    return data
+
+
+def _second(data):
+    return data[1:2]
+
+
+def _battle_reroll_fresh(data):
+    # ("reroll", (k, kept1..keptk, new...)): the new dice follow the k kept ones
+    return data[1 + data[0] :] if data and isinstance(data[0], int) else ()
+
+
+def _battle_reroll_all(data):
+    return data[1:]
+
+
+# (mode, kind) -> the dice faces freshly rolled in an event's data (for statistics).
+_FRESH = {
+    ("battle", "reroll"): _battle_reroll_fresh,
+    ("tests", "reroll"): _second,
+    ("tests", "rolloff"): _all,
+    ("tests", "d3"): _all,
+    ("tests", "d3p1"): _all,
+    ("tyranid", "attack"): _second,
+    ("tyranid", "console"): _all,
+    ("tyranid", "lictor"): _all,
+    ("orks", "attack"): _second,
+    ("orks", "add"): _second,
+}
+# (mode, kind) -> every value of the data that is a die face (for the 1..6 check), where it
+# differs from the fresh faces.
+_DICE = {("battle", "reroll"): _battle_reroll_all}
+
+
+def fresh_faces(mode, event):
+    """Return the dice faces an event rolled (() when it rolled none)."""
+    kind, data = event
+    if kind == "roll":
+        return data
+    pick = _FRESH.get((mode, kind))
+    return pick(data) if pick else ()
+
+
+def dice_values(mode, event):
+    """Return every value of an event that must be a die face (1..6)."""
+    pick = _DICE.get((mode, event[0]))
+    return pick(event[1]) if pick else fresh_faces(mode, event)
+
+
+def effective_pairs(pairs):
+    """Undo applied to a game's [(seq, event)] (the rules of dicepod.journal.effective)."""
+    out = []
+    for pair in pairs:
+        if pair[1][0] == "undo":
+            if out and not (len(out) == 1 and out[0][1][0] == "new_game"):
+                out.pop()
+        else:
+            out.append(pair)
+    return out
+
+
+class Problem:
+    """One bad event: where it is and what is wrong."""
+
+    def __init__(self, message, device=None, game=None, seq=None, line=None):
+        self.message = message
+        self.device = device
+        self.game = game
+        self.seq = seq
+        self.line = line
+
+    def where(self):
+        """Return 'device D game G seq S (line L)' with the parts that are known."""
+        parts = []
+        if self.device is not None:
+            parts.append("device %s" % self.device)
+        if self.game is not None:
+            parts.append("game %s" % self.game)
+        if self.seq is not None:
+            parts.append("seq %s" % self.seq)
+        text = " ".join(parts)
+        if self.line is not None:
+            text = (text + " (line %d)" % self.line) if text else "line %d" % self.line
+        return text
+
+    def as_dict(self):
+        """Return the problem as a JSON-able dict."""
+        return {
+            "device": self.device,
+            "game": self.game,
+            "seq": self.seq,
+            "line": self.line,
+            "error": self.message,
+        }
+
+    def __str__(self):
+        return "%s: %s" % (self.where(), self.message)
+
+
+class Report:
+    """What verify found."""
+
+    def __init__(self):
+        self.devices = 0
+        self.games = 0
+        self.events = 0
+        self.problems = []
+        self.notes = []
+        self.rules_checked = 0  # games folded through their rules module
+
+    @property
+    def ok(self):
+        """True when every game is intact and legal."""
+        return not self.problems
+
+    def as_dict(self):
+        """Return the report as a JSON-able dict."""
+        return {
+            "ok": self.ok,
+            "devices": self.devices,
+            "games": self.games,
+            "events": self.events,
+            "rules_checked": self.rules_checked,
+            "problems": [p.as_dict() for p in self.problems],
+            "notes": self.notes,
+        }
+
+
+# --- reading logs ----------------------------------------------------------------------------
+
+
+def load(path):
+    """Return a list of (line number or None, event dict or Problem) from a log file or DB."""
+    p = Path(path)
+    if not p.exists():
+        raise UserError("no such file: %s" % path)
+    if p.is_dir():
+        raise UserError("%s is a directory, not a log" % path)
+    try:
+        with open(p, "rb") as f:
+            head = f.read(16)
+    except OSError as err:
+        raise UserError("cannot read %s: %s" % (path, err.strerror or err)) from err
+    if head == SQLITE_MAGIC:
+        return _load_db(path)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError("%s is not a dicepod log (not text, not a database)" % path) from None
+    except OSError as err:
+        raise UserError("cannot read %s: %s" % (path, err.strerror or err)) from None
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if first.startswith("{"):
+        records = _load_jsonl(text)
+    elif first.replace(" ", "").startswith("v,dev,seq"):
+        records = _load_csv(text)
+    else:
+        raise UserError("%s is not a dicepod log (JSON Lines, CSV export or database)" % path)
+    if not any(isinstance(r[1], dict) for r in records):
+        raise UserError("%s is not a dicepod log (no event in it)" % path)
+    return records
+
+
+def _load_db(path):
+    from dicepod_host.store import Store
+
+    store = Store(path, create=False)
+    try:
+        out = []
+        for obj in store.events():
+            raw = dict(obj)
+            raw["event"] = [obj["event"][0], list(obj["event"][1])]
+            out.append((None, _check(raw, None)))
+        return out
+    finally:
+        store.close()
+
+
+def _check(raw, line_no):
+    try:
+        return protocol.check_event_dict(raw)
+    except (ValueError, TypeError, KeyError) as err:
+        return Problem(_reason(err), raw.get("dev"), raw.get("game"), raw.get("seq"), line_no)
+
+
+def _reason(err):
+    return str(err.args[0]) if err.args else type(err).__name__
+
+
+def _load_jsonl(text):
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = protocol.parse(line)
+        except ValueError as err:
+            raw = _loose(line)
+            out.append(
+                (
+                    n,
+                    Problem(_reason(err), raw.get("dev"), raw.get("game"), raw.get("seq"), n),
+                )
+            )
+            continue
+        if obj.get("type") != "event":
+            out.append((n, Problem("not an event line", obj.get("dev"), None, obj.get("seq"), n)))
+            continue
+        out.append((n, obj))
+    return out
+
+
+def _loose(line):
+    """Best-effort fields of a line that failed the checks (to name it)."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return {}
+    if not isinstance(obj, dict):
+        return {}
+    return {k: obj.get(k) for k in ("dev", "game", "seq") if isinstance(obj.get(k), (str, int))}
+
+
+def _load_csv(text):
+    out = []
+    reader = csv.DictReader(io.StringIO(text))
+    for row in reader:
+        n = reader.line_num
+        try:
+            raw = {
+                "v": int(row["v"]),
+                "type": "event",
+                "dev": row["dev"],
+                "seq": int(row["seq"]),
+                "game": int(row["game"]),
+                "ms": int(row["ms"]),
+                "event": [row["kind"], json.loads(row["data"])],
+                "prev": row["prev"],
+                "crc": row["crc"],
+            }
+        except (KeyError, ValueError, TypeError) as err:
+            out.append((n, Problem("malformed CSV row (%s)" % _reason(err), line=n)))
+            continue
+        out.append((n, _check(raw, n)))
+    return out
+
+
+# --- checking ----------------------------------------------------------------------------------
+
+
+def verify_records(records):
+    """Check (line, event dict or Problem) records; return a Report."""
+    report = Report()
+    by_device = {}
+    for line_no, item in records:
+        if isinstance(item, Problem):
+            report.problems.append(item)
+            continue
+        by_device.setdefault(item["dev"], []).append((item["seq"], line_no, item))
+    for device in sorted(by_device):
+        report.devices += 1
+        items = by_device[device]
+        items.sort(key=lambda t: (t[0], t[1] or 0))
+        _verify_device(device, items, report)
+    return report
+
+
+def verify_path(path):
+    """Verify a log file or database; return a Report."""
+    return verify_records(load(path))
+
+
+def _verify_device(device, items, report):
+    expected_seq = 1
+    prev_hash = journal.GENESIS
+    game_id = 0
+    game = None  # the game being collected: [game id, mode, [(seq, event)], first line]
+    last_seq = None
+    for seq, line_no, obj in items:
+        report.events += 1
+        event = obj["event"]
+        kind = event[0]
+
+        def bad(message, seq=seq, line_no=line_no, obj=obj):
+            report.problems.append(Problem(message, device, obj["game"], seq, line_no))
+
+        if seq == last_seq:
+            bad("duplicate seq %d" % seq)
+            continue
+        last_seq = seq
+        if seq != expected_seq:
+            if seq > expected_seq:
+                missing = (
+                    "%d" % expected_seq
+                    if seq == expected_seq + 1
+                    else "%d..%d" % (expected_seq, seq - 1)
+                )
+                bad("chain broken: seq %s missing before it" % missing)
+            else:
+                bad("seq out of order")
+        elif obj["prev"] != prev_hash:
+            bad(
+                "chain broken: prev hash %s does not match seq %d" % (obj["prev"], seq - 1)
+                if seq > 1
+                else "chain broken: the first event's prev is not %s" % journal.GENESIS
+            )
+        prev_hash = protocol.chain_hash(obj)
+        expected_seq = seq + 1
+        if kind == "new_game":
+            if game is not None:
+                _fold_game(device, game, report)
+            if obj["game"] != game_id + 1:
+                bad("game id %d after game %d (new_game must add 1)" % (obj["game"], game_id))
+            game_id = obj["game"]
+            mode = event[1][0] if event[1] else None
+            game = [game_id, mode, [], line_no]
+        elif obj["game"] != game_id:
+            bad("game id %d inside game %d" % (obj["game"], game_id))
+        mode = game[1] if game is not None else None
+        for value in dice_values(mode, event):
+            if not isinstance(value, int) or not 1 <= value <= 6:
+                bad("dice value %r outside 1-6 in %s" % (value, kind))
+                break
+        if game is not None:
+            game[2].append((seq, event, line_no))
+    if game is not None:
+        _fold_game(device, game, report)
+
+
+def _fold_game(device, game, report):
+    game_id, mode, raw, _line = game
+    report.games += 1
+    try:
+        module = modes.module(str(mode))
+    except ValueError:
+        report.problems.append(
+            Problem("unknown mode %r" % (mode,), device, game_id, raw[0][0], raw[0][2])
+        )
+        return
+    except ImportError:
+        report.notes.append(
+            "device %s game %d: rules for mode %s are not available; "
+            "checked the chain and dice values only" % (device, game_id, mode)
+        )
+        return
+    lines = {seq: line_no for seq, _e, line_no in raw}
+    pairs = effective_pairs([(seq, event) for seq, event, _l in raw])
+    try:
+        state = module.Game(Settings(module.SETTINGS))
+    except Exception as err:  # a rules module that cannot start is a finding, not a crash
+        report.notes.append("mode %s: Game() failed (%s)" % (mode, _reason(err)))
+        return
+    report.rules_checked += 1
+    for seq, event in pairs:
+        if event[0] in APP_EVENTS:
+            continue
+        try:
+            state.apply(event)
+        except ValueError as err:
+            message = "illegal %s: %s" % (event[0], _reason(err))
+        except MissingValue as err:
+            message = "%s needs the setting %s" % (event[0], err.args[0] if err.args else "?")
+        except Exception as err:  # tampered data can trip a rules module in any way
+            message = "illegal %s: rules raised %s" % (event[0], type(err).__name__)
+        else:
+            continue
+        report.problems.append(Problem(message, device, game_id, seq, lines.get(seq)))
+        return
