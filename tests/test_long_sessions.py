@@ -53,12 +53,11 @@ VALUES = {
     "tests": {},
 }[mode]
 if mode == "orks":
-    for k in module._KIND_KEYS:
-        VALUES["orks.tough_" + k] = 4
-        VALUES["orks.damage_" + k] = 1
+    for k in range(10):
+        VALUES[module._TOUGH_KEYS[k]] = 4
+        VALUES[module._DAMAGE_KEYS[k]] = 1
+        VALUES[module._HORDE_KEYS[0][k]] = (8, 2, 1, 1, 2, 2, 1, 1, 1, 1)[k]
     VALUES["orks.warrior_wave"] = 4
-    for k, n in zip(module._KIND_KEYS, (8, 2, 1, 1, 2, 2, 1, 1, 1, 1)):
-        VALUES["orks.warrior_" + k] = n
 game = module.Game(Settings(module.SETTINGS, VALUES))
 VALUES = None
 

@@ -45,7 +45,6 @@ from dicepod.settings import Settings
 MODE = "orks"
 
 TERMINATORS = ("Magmus", "Angelus", "Stormheart", "Lucian", "Etrus")
-_TERMINATOR_KEYS = ("magmus", "angelus", "stormheart", "lucian", "etrus")
 ANGELUS = const(1)
 _ANGELUS_COMMAND = const(9)  # [seed]
 _OUT = const(5)  # damage track 0..5; 5 is out of action [seed]
@@ -62,18 +61,6 @@ KINDS = (
     "Weirdboy",
     "Warboss",
 )
-_KIND_KEYS = (
-    "boy",
-    "nob",
-    "meganob",
-    "burna",
-    "kommando",
-    "mek",
-    "bigmek",
-    "painboy",
-    "weirdboy",
-    "warboss",
-)
 BOY = 0
 MEK = 5
 BIG_MEK = 6
@@ -87,7 +74,6 @@ WARRIOR = 1
 VETERAN = 2
 COMMANDER = 3
 DIFFICULTIES = ("Novice", "Warrior", "Veteran", "Commander")
-_DIFFICULTY_KEYS = (None, "warrior", "veteran", "commander")
 _NOVICE_HORDE = (20, 5, 0, 0, 5, 0, 0, 0, 0, 0)  # 20 Boyz, 5 Nobz, 5 Kommandos [seed]
 _NOVICE_WAVE = const(5)  # [seed]
 
@@ -134,39 +120,142 @@ REACTOR_RANK = (
     "Glorious",
 )
 
-_COMMAND_KEYS = tuple(
-    None if t == ANGELUS else "orks.command_" + k for t, k in enumerate(_TERMINATOR_KEYS)
+# Setting keys as literals (interned once; folding never builds a string).
+_COMMAND_KEYS = (
+    "orks.command_magmus",
+    None,  # Angelus: Command 9 [seed]
+    "orks.command_stormheart",
+    "orks.command_lucian",
+    "orks.command_etrus",
 )
-_TOUGH_KEYS = tuple("orks.tough_" + k for k in _KIND_KEYS)
-_DAMAGE_KEYS = tuple("orks.damage_" + k for k in _KIND_KEYS)
-# _HORDE_KEYS[difficulty][kind]; _WAVE_KEYS[difficulty]; None for Novice (given by the rulebook)
-_HORDE_KEYS = tuple(
-    None if d is None else tuple("orks.%s_%s" % (d, k) for k in _KIND_KEYS)
-    for d in _DIFFICULTY_KEYS
+_TOUGH_KEYS = (
+    "orks.tough_boy",
+    "orks.tough_nob",
+    "orks.tough_meganob",
+    "orks.tough_burna",
+    "orks.tough_kommando",
+    "orks.tough_mek",
+    "orks.tough_bigmek",
+    "orks.tough_painboy",
+    "orks.tough_weirdboy",
+    "orks.tough_warboss",
 )
-_WAVE_KEYS = tuple(None if d is None else "orks.%s_wave" % d for d in _DIFFICULTY_KEYS)
-
-
-def _settings_specs():
-    specs = []
-    for t in range(5):
-        if _COMMAND_KEYS[t]:
-            specs.append((_COMMAND_KEYS[t], None, 1, 20, TERMINATORS[t] + " Command"))
-    for k in range(10):
-        specs.append((_TOUGH_KEYS[k], None, 1, 6, KINDS[k] + " Toughness"))
-    for k in range(10):
-        specs.append((_DAMAGE_KEYS[k], None, 0, 5, KINDS[k] + " damage"))
-    for d in (WARRIOR, VETERAN, COMMANDER):
-        for k in range(10):
-            label = "%s %s tokens" % (DIFFICULTIES[d], KINDS[k])
-            specs.append((_HORDE_KEYS[d][k], None, 0, BOX[k], label))
-        specs.append((_WAVE_KEYS[d], None, 1, 20, DIFFICULTIES[d] + " Orks/wave"))
-    return tuple(specs)
-
+_DAMAGE_KEYS = (
+    "orks.damage_boy",
+    "orks.damage_nob",
+    "orks.damage_meganob",
+    "orks.damage_burna",
+    "orks.damage_kommando",
+    "orks.damage_mek",
+    "orks.damage_bigmek",
+    "orks.damage_painboy",
+    "orks.damage_weirdboy",
+    "orks.damage_warboss",
+)
+# _HORDE_KEYS[difficulty - 1][kind] and _WAVE_KEYS[difficulty - 1] for Warrior..Commander;
+# the Novice card is in the rulebook.
+_HORDE_KEYS = (
+    (
+        "orks.warrior_boy",
+        "orks.warrior_nob",
+        "orks.warrior_meganob",
+        "orks.warrior_burna",
+        "orks.warrior_kommando",
+        "orks.warrior_mek",
+        "orks.warrior_bigmek",
+        "orks.warrior_painboy",
+        "orks.warrior_weirdboy",
+        "orks.warrior_warboss",
+    ),
+    (
+        "orks.veteran_boy",
+        "orks.veteran_nob",
+        "orks.veteran_meganob",
+        "orks.veteran_burna",
+        "orks.veteran_kommando",
+        "orks.veteran_mek",
+        "orks.veteran_bigmek",
+        "orks.veteran_painboy",
+        "orks.veteran_weirdboy",
+        "orks.veteran_warboss",
+    ),
+    (
+        "orks.commander_boy",
+        "orks.commander_nob",
+        "orks.commander_meganob",
+        "orks.commander_burna",
+        "orks.commander_kommando",
+        "orks.commander_mek",
+        "orks.commander_bigmek",
+        "orks.commander_painboy",
+        "orks.commander_weirdboy",
+        "orks.commander_warboss",
+    ),
+)
+_WAVE_KEYS = ("orks.warrior_wave", "orks.veteran_wave", "orks.commander_wave")
 
 # Everything here is None (ask the player, from the datasheets, tokens and difficulty cards)
-# except what the rulebook gives: Angelus's Command, the Novice horde and wave.
-SETTINGS = _settings_specs()
+# except what the rulebook gives: Angelus's Command, the Novice horde and wave. Ranges: the
+# box holds at most BOX[kind] tokens of a kind.
+SETTINGS = (
+    ("orks.command_magmus", None, 1, 20, "Magmus Command"),
+    ("orks.command_stormheart", None, 1, 20, "Stormheart Command"),
+    ("orks.command_lucian", None, 1, 20, "Lucian Command"),
+    ("orks.command_etrus", None, 1, 20, "Etrus Command"),
+    ("orks.tough_boy", None, 1, 6, "Boy Toughness"),
+    ("orks.tough_nob", None, 1, 6, "Nob Toughness"),
+    ("orks.tough_meganob", None, 1, 6, "Meganob Toughness"),
+    ("orks.tough_burna", None, 1, 6, "Burna Boy Toughness"),
+    ("orks.tough_kommando", None, 1, 6, "Kommando Toughness"),
+    ("orks.tough_mek", None, 1, 6, "Mek Toughness"),
+    ("orks.tough_bigmek", None, 1, 6, "Big Mek Toughness"),
+    ("orks.tough_painboy", None, 1, 6, "Painboy Toughness"),
+    ("orks.tough_weirdboy", None, 1, 6, "Weirdboy Toughness"),
+    ("orks.tough_warboss", None, 1, 6, "Warboss Toughness"),
+    ("orks.damage_boy", None, 0, 5, "Boy damage"),
+    ("orks.damage_nob", None, 0, 5, "Nob damage"),
+    ("orks.damage_meganob", None, 0, 5, "Meganob damage"),
+    ("orks.damage_burna", None, 0, 5, "Burna Boy damage"),
+    ("orks.damage_kommando", None, 0, 5, "Kommando damage"),
+    ("orks.damage_mek", None, 0, 5, "Mek damage"),
+    ("orks.damage_bigmek", None, 0, 5, "Big Mek damage"),
+    ("orks.damage_painboy", None, 0, 5, "Painboy damage"),
+    ("orks.damage_weirdboy", None, 0, 5, "Weirdboy damage"),
+    ("orks.damage_warboss", None, 0, 5, "Warboss damage"),
+    ("orks.warrior_boy", None, 0, 20, "Warrior Boyz"),
+    ("orks.warrior_nob", None, 0, 5, "Warrior Nobz"),
+    ("orks.warrior_meganob", None, 0, 5, "Warrior Meganobz"),
+    ("orks.warrior_burna", None, 0, 8, "Warrior Burnas"),
+    ("orks.warrior_kommando", None, 0, 10, "Warrior Kommandos"),
+    ("orks.warrior_mek", None, 0, 2, "Warrior Meks"),
+    ("orks.warrior_bigmek", None, 0, 1, "Warrior Big Meks"),
+    ("orks.warrior_painboy", None, 0, 1, "Warrior Painboyz"),
+    ("orks.warrior_weirdboy", None, 0, 1, "Warrior Weirdboyz"),
+    ("orks.warrior_warboss", None, 0, 1, "Warrior Warbosses"),
+    ("orks.warrior_wave", None, 1, 20, "Warrior Orks/wave"),
+    ("orks.veteran_boy", None, 0, 20, "Veteran Boyz"),
+    ("orks.veteran_nob", None, 0, 5, "Veteran Nobz"),
+    ("orks.veteran_meganob", None, 0, 5, "Veteran Meganobz"),
+    ("orks.veteran_burna", None, 0, 8, "Veteran Burnas"),
+    ("orks.veteran_kommando", None, 0, 10, "Veteran Kommandos"),
+    ("orks.veteran_mek", None, 0, 2, "Veteran Meks"),
+    ("orks.veteran_bigmek", None, 0, 1, "Veteran Big Meks"),
+    ("orks.veteran_painboy", None, 0, 1, "Veteran Painboyz"),
+    ("orks.veteran_weirdboy", None, 0, 1, "Veteran Weirdboyz"),
+    ("orks.veteran_warboss", None, 0, 1, "Veteran Warbosses"),
+    ("orks.veteran_wave", None, 1, 20, "Veteran Orks/wave"),
+    ("orks.commander_boy", None, 0, 20, "Commander Boyz"),
+    ("orks.commander_nob", None, 0, 5, "Commander Nobz"),
+    ("orks.commander_meganob", None, 0, 5, "Commander Meganobz"),
+    ("orks.commander_burna", None, 0, 8, "Commander Burnas"),
+    ("orks.commander_kommando", None, 0, 10, "Commander Kommandos"),
+    ("orks.commander_mek", None, 0, 2, "Commander Meks"),
+    ("orks.commander_bigmek", None, 0, 1, "Commander Big Meks"),
+    ("orks.commander_painboy", None, 0, 1, "Commander Painboyz"),
+    ("orks.commander_weirdboy", None, 0, 1, "Commander Weirdboyz"),
+    ("orks.commander_warboss", None, 0, 1, "Commander Warbosses"),
+    ("orks.commander_wave", None, 1, 20, "Commander Orks/wave"),
+)
 
 
 def victory_rank(grit, reactors):
@@ -245,13 +334,13 @@ class Game:
         """Return how many tokens of a kind the difficulty's horde holds."""
         if difficulty == NOVICE:
             return _NOVICE_HORDE[kind]
-        return self.settings.get(_HORDE_KEYS[difficulty][kind])
+        return self.settings.get(_HORDE_KEYS[difficulty - 1][kind])
 
     def per_wave(self):
         """Return the Orks per wave of the game's difficulty."""
         if self.difficulty == NOVICE:
             return _NOVICE_WAVE
-        return self.settings.get(_WAVE_KEYS[self.difficulty])
+        return self.settings.get(_WAVE_KEYS[self.difficulty - 1])
 
     def reminders(self):
         """Return a bitmask of the special-Ork reminders that apply now (R_*)."""
@@ -344,7 +433,9 @@ class Game:
         # Read every value first: a missing one raises MissingValue before anything changes.
         for t in range(5):
             self.command(t)
-        wave = _NOVICE_WAVE if difficulty == NOVICE else self.settings.get(_WAVE_KEYS[difficulty])
+        wave = (
+            _NOVICE_WAVE if difficulty == NOVICE else self.settings.get(_WAVE_KEYS[difficulty - 1])
+        )
         for k in range(10):
             self.horde(difficulty, k)
         self._reset()
