@@ -24,6 +24,13 @@ needs randomness. Phases and the events each one accepts:
 Any time: ("set", (key, value)) changes a setting; ("new_game", ("battle",)) as first event.
 ("undo", ()) is the journal's business: fold() takes the effective events.
 
+Rules as settled (RULES.md section 1): a set-aside uses each die once, at least one scoring
+roll. A roll with kept (unrolled) dice busts when no scoring roll uses a re-rolled die (setting
+kept_can_score 0), or holds no scoring roll at all (1); with 0 a set-aside after such a roll must
+include a re-rolled die. ALL OUT! = a set-aside leaves no free dice (setting all_out 1); its
+effect is an extra turn after this one (all_out_effect 0) or rolling all six again with the
+set-aside rolls kept (1). The win check runs at the end of every turn, a bust included.
+
 Board model: each hero starts on its player's back row (advance 0); a half has `rows` rows, so a
 hero is in the opponent's half at advance >= rows and at most 2 * rows - 1 (the far edge).
 Players are 0 and 1 (0 = whoever finished setting up first), heroes 0..4 (columns).
