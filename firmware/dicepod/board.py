@@ -117,6 +117,7 @@ def make(config=None):
         adc=machine.ADC(VSYS_ADC),
         vbus=machine.Pin(VBUS_SENSE, machine.Pin.IN),
         sleep=machine.lightsleep,
+        buttons=keys,
     )
     policy.configure(values)
 

@@ -147,3 +147,21 @@ def test_update_allocates_nothing():
     finally:
         gc.enable()
     assert after == before, after - before
+
+
+def test_mute_swallows_one_press_until_release():
+    b = Buttons()
+    b.mute()
+    assert b.update(10, 0) == 0
+    assert b.update(10, OK) == 0
+    for _ in range(100):
+        assert b.update(10, OK) == 0  # no long press, no repeat
+    assert b.update(10, 0) == 0
+    for _ in range(5):
+        b.update(10, 0)
+    assert b.update(10, OK) == OK
+    b.mute()
+    b.unmute()
+    for _ in range(5):
+        b.update(10, 0)
+    assert b.update(10, BACK) == BACK

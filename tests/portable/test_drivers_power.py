@@ -164,3 +164,43 @@ def test_with_fake_machine_parts():
         assert p.battery() == 50 and not p.usb_powered()
     finally:
         machine.ADC_VALUES[3] = old
+
+
+def test_waking_press_is_swallowed_with_buttons_attached():
+    from dicepod.drivers.buttons import OK, UP, Buttons
+
+    d = _Display()
+    keys = Buttons()
+    p = Power(d, sleep=lambda ms: None, dim_ms=1000, off_ms=2000, buttons=keys)
+    for _ in range(30):
+        p.update(100, keys.update(100, 0) != 0)
+    assert p.is_off()
+    # The press that wakes the dark screen gives the app no event ...
+    ev = keys.update(10, OK)
+    assert ev == 0
+    assert p.update(10, ev != 0) is True and not p.is_off()
+    # ... nor does holding it (no long press), nor its release.
+    for _ in range(100):
+        assert keys.update(10, OK) == 0
+        p.update(10, False)
+    assert keys.update(10, 0) == 0
+    for _ in range(5):
+        keys.update(10, 0)
+    assert keys.update(10, UP) == UP  # live again
+    # A held button counts as activity: no dimming while it is held.
+    for _ in range(300):
+        keys.update(10, UP)
+        p.update(10, False)
+    assert not p.is_dim()
+
+
+def test_unmute_after_other_activity_keeps_next_press():
+    from dicepod.drivers.buttons import OK, Buttons
+
+    keys = Buttons()
+    p = Power(_Display(), dim_ms=100, off_ms=200, buttons=keys)
+    for _ in range(5):
+        p.update(100, False)
+    assert p.is_off()
+    assert p.update(10, True) is True  # e.g. the PC connected
+    assert keys.update(10, OK) == OK  # not swallowed: the screen was already on

@@ -17,6 +17,8 @@ pressed buttons, from a test or the simulator) and returns a bitmask of new even
 `pins` are four built machine.Pin inputs in bit order (UP, DOWN, OK, BACK), read as 0 when
 pressed; None when every update gets `raw`. Allocation-free after __init__ (small ints only).
 `arm_wake(handler)` sets a falling-edge IRQ on every pin so a press wakes machine.lightsleep.
+`mute()` (called by the power policy when the display goes off) swallows the events of the next
+press until it is released, so the press that wakes a dark screen does nothing else.
 """
 
 UP = 1
@@ -54,6 +56,7 @@ class Buttons:
         self._held = [0] * _COUNT  # ms held since the press
         self._next_repeat = [0] * _COUNT  # hold time of the next auto-repeat
         self._long_done = 0  # bitmask: long press already reported for this hold
+        self._mute = 0  # 0 live; 1 muted, waiting for a press; 2 muted until all released
 
     def read(self):
         """Return the raw pin state as a bitmask (bit set = pressed, i.e. pin low)."""
@@ -94,7 +97,21 @@ class Buttons:
                 lock[i] = self.lockout_ms
             elif down:
                 events |= self._hold(i, bit, dt_ms)
+        if self._mute:
+            events = 0
+            if self.state:
+                self._mute = 2
+            elif self._mute == 2:
+                self._mute = 0
         return events
+
+    def mute(self):
+        """Swallow events until the next press has been released (the display is dark)."""
+        self._mute = 1
+
+    def unmute(self):
+        """Report events again (after the release of a button held now)."""
+        self._mute = 2 if self.state else 0
 
     def _hold(self, i, bit, dt_ms):
         """Count hold time for a held button; return long/repeat events due."""
@@ -121,6 +138,7 @@ class Buttons:
         """Forget all state (after a long sleep the app may want a clean start)."""
         self.state = 0
         self._long_done = 0
+        self._mute = 0
         for i in range(_COUNT):
             self._lock[i] = 0
             self._held[i] = 0

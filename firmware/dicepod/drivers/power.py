@@ -5,7 +5,10 @@ Driver (shell code). Everything hardware is injected, so a test drives it with v
 - display: the OLED driver (contrast(level), poweroff(), poweron());
 - adc: the VSYS/3 channel (Pico: ADC(29), channel 3; an object with read_u16()), or None;
 - vbus: a Pin reading 1 while USB power is present (Pico and Pico 2: GP24), or None;
-- sleep: machine.lightsleep (called as sleep(ms)); None = never sleep, only switch off.
+- sleep: machine.lightsleep (called as sleep(ms)); None = never sleep, only switch off;
+- buttons: the Buttons driver, or None. A held button counts as activity; when the display goes
+  off the buttons are muted, so the press that wakes the screen is swallowed by the driver
+  itself (the app sees no event, only the screen coming back).
 The buttons' falling-edge IRQs (Buttons.arm_wake) end a light sleep early; otherwise it ends
 after `sleep_slice_ms` and the app's loop runs one tick (cheap) before sleeping again. On USB
 power the policy dims and switches off but never sleeps (the USB link must stay up, and the
@@ -78,8 +81,10 @@ class Power:
         off_ms=120_000,
         brightness=207,
         sleep_slice_ms=2_000,
+        buttons=None,
     ):
         self.display = display
+        self.buttons = buttons
         self.adc = adc
         self.vbus = vbus
         self.sleep = sleep
@@ -113,10 +118,15 @@ class Power:
 
     def update(self, dt_ms, active):
         """Advance the policy; return True when this activity woke the display from off."""
+        buttons = self.buttons
+        if not active and buttons is not None and buttons.pressed():
+            active = True
         if active:
             woke = self.state == _OFF
             if self.state == _OFF:
                 self.display.poweron()
+                if buttons is not None:
+                    buttons.unmute()
             if self.state != _AWAKE:
                 self.display.contrast(self.brightness)
             self.state = _AWAKE
@@ -130,6 +140,8 @@ class Power:
         if self.state != _OFF and self.idle_ms >= self.off_ms:
             self.display.poweroff()
             self.state = _OFF
+            if buttons is not None:
+                buttons.mute()
         if self.state == _OFF and self.sleep is not None and not self.usb_powered():
             self.sleeps += 1
             self.sleep(self.sleep_slice_ms)
