@@ -1,10 +1,12 @@
 """Hardware random numbers: an unbiased randbelow(n) over a byte source.
 
 Driver (shell code). On the Pico the source is `os.urandom`: on an RP2040 it draws ring-
-oscillator bits through a CRC-8 whitener (about 120 kB/s); on an RP2350 (Pico 2) MicroPython's
-rp2 port fills it from the chip's TRNG (the Pico stubs expose no separate TRNG API, so
-os.urandom is the one source for both chips). The source is injected: tests pass a scripted
-byte source and check exactly which bytes are rejected.
+oscillator bits through a CRC-8 whitener (about 120 kB/s). MicroPython 1.28 has no separate API
+for the RP2350's TRNG (the Pico stubs in typings/ list none), so on a Pico 2 os.urandom is used
+as well: what feeds it there (ring oscillator or TRNG) is the rp2 port's choice, not ours. A
+direct TRNG reader (machine.mem32 on the TRNG registers) would plug in as `readinto`, but is not
+written without a Pico 2 to check it on. The source is injected: tests pass a scripted byte
+source and check exactly which bytes are rejected.
 
 Rejection sampling: for n <= 256 one byte b is drawn and rejected when b >= 256 - 256 % n, so
 every value keeps the same number of byte values (for a die, n = 6: bytes 252..255 are
