@@ -117,7 +117,9 @@ class App:
         self.mode = None  # the current game's mode name, or None
         self.game = None  # its rules Game, folded from the journal
         self.moves = 0  # effective events of the current game after its new_game and sets
-        self.last_kind = None  # kind of the current game's last effective event
+        self.last_kind = None  # kind of the current game's last effective game event
+        self.last_event = None  # and the event itself (screens name what just happened)
+        self.trailing = 0  # app events (crash records) after the last game event
         self.messages = []  # lines to show once the app has started
         self.toast = None  # a short message drawn over the screen until the next button
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
@@ -243,6 +245,8 @@ class App:
         self.game = None
         self.moves = 0
         self.last_kind = None
+        self.last_event = None
+        self.trailing = 0
         module = None
         for event in self.journal.game_events():
             kind = event[0]
@@ -254,7 +258,10 @@ class App:
                     return
                 self.mode = event[1][0]
                 self.game = module.Game(Settings(module.SETTINGS))
-            if self.game is None or kind in APP_EVENTS:
+            if kind in APP_EVENTS:
+                self.trailing += 1
+                continue
+            if self.game is None:
                 continue
             try:
                 self.game.apply(event)
@@ -262,6 +269,8 @@ class App:
                 self.messages.append("Saved game stops at: %s" % exc.args[0])
                 return
             self.last_kind = kind
+            self.last_event = event
+            self.trailing = 0
             if kind != "new_game" and kind != "set":
                 self.moves += 1
 
@@ -294,7 +303,9 @@ class App:
                 game.apply(event)
                 self.record(event)
         self.moves = 0
+        self.trailing = 0
         self.last_kind = "new_game"
+        self.last_event = None
         screen = self.game_screen()
         self.mode_modules = self.loaded()
         return screen
@@ -312,10 +323,18 @@ class App:
         game = self.game
         if game is None:
             raise ValueError("no game")
-        game.apply(event)
+        try:
+            game.apply(event)
+        except Exception:
+            # The event is not journalled; a fold that stopped half-way (say, at a value the
+            # player has not entered) must not leave the state ahead of the journal.
+            self.refold()
+            raise
         self.record(event)
         kind = event[0]
         self.last_kind = kind
+        self.last_event = event
+        self.trailing = 0
         if kind != "new_game" and kind != "set":
             self.moves += 1
         self.dirty = True
@@ -331,8 +350,8 @@ class App:
         if not self.can_undo():
             self.show_toast("Nothing to undo")
             return False
-        if self.last_kind in APP_EVENTS:
-            self.record(("undo", ()))  # step over a crash record
+        for _ in range(self.trailing):
+            self.record(("undo", ()))  # step over crash records
         self.record(("undo", ()))
         self.refold()
         self.show_toast("Undone")
@@ -468,6 +487,7 @@ class App:
         text = trace_text(exc)
         try:
             self.record(crash_event(exc, text))
+            self.trailing += 1
         except Exception:  # a journal that cannot be written must not stop the restart
             pass
         now = self.ms

@@ -1,0 +1,71 @@
+"""The shared shape of the co-operative games' screens: an information area over an action
+bar. UP/DOWN pick the action (the likeliest next one comes first after every event), OK does
+it, long OK opens the game menu, long BACK undoes. Pure."""
+
+from dicepod.ui import draw
+from dicepod.ui.menu import GameMenu, ListScreen
+from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Screen
+
+
+class ActionScreen(Screen):
+    """Subclasses implement build(app) -> list of (label, function(app) -> transition) and
+    info(canvas)."""
+
+    game_screen = True
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+        self.actions = []
+        self.index = 0
+
+    def build(self, app):
+        """Return the actions for the current state, likeliest first."""
+        return []
+
+    def on_show(self, app):
+        """Shown (again): rebuild the actions."""
+        self.on_event(app)
+
+    def on_event(self, app):
+        """The game changed: rebuild, cursor on the likeliest action."""
+        self.actions = self.build(app)
+        self.index = 0
+        self.dirty = True
+
+    def on_button(self, app, button):
+        """Pick or do an action."""
+        count = len(self.actions)
+        if (button == UP or button == DOWN) and count:
+            self.index = (self.index + (1 if button == DOWN else -1)) % count
+            self.dirty = True
+        elif button == OK and count:
+            return self.actions[self.index][1](app)
+        elif button == LONG_OK:
+            return GameMenu(app)
+        elif button == CANCEL:
+            return BACK
+        return None
+
+    def draw(self, canvas):
+        """The information area, then the action bar."""
+        self.info(canvas)
+        canvas.fill_rect(0, 55, 128, 9, 1)
+        if self.actions:
+            canvas.text("<", 0, 56, 0)
+            canvas.text(">", 120, 56, 0)
+            draw.center(canvas, self.actions[self.index][0][:14], 56, 0)
+
+    def info(self, canvas):
+        """Draw the state (rows 0..54)."""
+
+
+class Status(ListScreen):
+    """A read-only list (team, bag, reserves); BACK leaves."""
+
+    def __init__(self, title, items):
+        super().__init__(title, items)
+
+    def choose(self, app, index):
+        """Nothing to do: OK leaves."""
+        return BACK

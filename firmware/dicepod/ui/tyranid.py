@@ -1,0 +1,385 @@
+"""Tyranid Attack! screens: level and team set-up, the activation deck card by card, the
+current Marine's actions, attacks (HIT/MISS with the die), the reinforcements bag, wounds and
+special cards, the infestation deck count, the level result and the campaign. Pure."""
+
+from dicepod.rules import tyranid as rules
+from dicepod.ui import draw
+from dicepod.ui.coop import ActionScreen, Status
+from dicepod.ui.menu import ListScreen, Pick
+from dicepod.ui.screen import BACK
+
+_STATUS = ("ok", "WND", "OUT")
+
+
+def open(app):  # noqa: A001 (every ui mode module has open(app))
+    """Return the Tyranid Attack! screen."""
+    return TyranidScreen(app)
+
+
+class TyranidScreen(ActionScreen):
+    """The whole game on one screen: what just happened above, the next action below."""
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.title = ""
+        self.big = ""
+        self.lines = []
+        self.result = None
+
+    def build(self, app):
+        """Texts and actions for the current state."""
+        game = app.game
+        phase = game.phase
+        actions = []
+        lines = []
+        self.big = ""
+        self.result = None
+        board = "Board T%d G%d L%d" % (game.board[0], game.board[1], game.board[2])
+        if phase == rules.SETUP:
+            self.title = "Tyranid Attack!"
+            lines.append("Choose a level")
+            lines.append("and 4 Marines.")
+            for level in (1, 2, 3):
+                actions.append(("Level %d" % level, _Start(level, 0)))
+            actions.append(("Campaign", _Start(1, 1)))
+        elif phase == rules.PLACING:
+            self.title = "L%d set-up" % game.level
+            if game.level == 2:
+                lines.append("Roll the Lictor's")
+                lines.append("entry square.")
+                actions.append(("Roll Lictor", _lictor))
+            else:
+                lines.append("%d to draw" % game.setup_left)
+                actions.append(("Draw counter", _place))
+            lines.append(self.note(app))
+            lines.append(board)
+        elif phase == rules.PLAY:
+            self.title = "L%d R%d Inf %d/%d" % (
+                game.level,
+                game.round,
+                game.infestation_left,
+                game.infestation_total,
+            )
+            card = game.last_card
+            if card == rules.TYRANID_CARD:
+                self.big = "TYRANIDS"
+                lines.append("Infestation card!")
+            elif card >= 0:
+                self.big = rules.MARINES[card]
+                if game.idle_card:
+                    lines.append("out of action")
+                elif game.current == card:
+                    lines.append("%d actions left" % game.actions_left)
+                else:
+                    lines.append("turn over")
+            else:
+                lines.append("Deck %d cards" % game.activation.n_pile)
+            lines.append(self.note(app))
+            lines.append(board)
+            if game.infestation_out:
+                actions.append(("Exit tile count", _exit))
+            elif game.needs_shuffle():
+                actions.append(("New round", _shuffle))
+            elif game.current >= 0:
+                actions.append(("Move", _move))
+                actions.append(("Attack", _attack))
+                actions.append(("Other action", _action))
+                if game.level == 1:
+                    actions.append(("Console", _console))
+                actions.append(("End turn", _end_turn))
+            else:
+                actions.append(("Reveal card", _activate))
+            actions.append(("Place Tyranid", _place))
+            actions.append(("Wound Marine", _wound))
+            actions.append(("Special card", _special))
+            actions.append(("Team", _team))
+            actions.append(("Bag", _bag))
+            actions.append(("Destroyed", _destroy))
+            actions.append(("Returned", _return))
+            actions.append(("+Tyranid card", _add_card))
+            if game.level == 1 and not game.infestation_out:
+                actions.append(("End: exit count", _exit))
+            elif game.level > 1:
+                actions.append(("Result: win", _win))
+                actions.append(("Result: loss", _loss))
+        else:
+            self.title = "Level %d over" % game.level
+            self.result = rules.RESULTS[game.result].upper()
+            if game.campaign_won:
+                lines.append("Campaign won!")
+            if game.campaign and game.level < 3 and game.result in (2, 3, 4):
+                actions.append(("Next level", _next_level))
+            for level in (1, 2, 3):
+                actions.append(("Level %d" % level, _Start(level, 0)))
+            actions.append(("Campaign", _Start(1, 1)))
+        self.lines = lines
+        return actions
+
+    def note(self, app):
+        """What the last event did, from the journal's last event."""
+        event = app.last_event
+        game = app.game
+        if event is None:
+            return ""
+        kind, data = event
+        if kind == "place":
+            return "Placed " + rules.KINDS[data[0]] if data else "Bag empty"
+        if kind == "attack":
+            target = rules.KINDS[data[0]]
+            return "%s %s %d" % ("HIT" if game.last_hit else "MISS", target[:8], data[1])
+        if kind == "lictor":
+            return "Lictor on %d" % data[0]
+        if kind == "console":
+            return "Console %d: %s" % (data[0], "ON" if game.console_open else "no")
+        if kind == "wound":
+            m = data[0]
+            return "%s %s" % (rules.MARINES[m], "OUT" if game.status[m] == 2 else "wounded")
+        if kind == "destroy" or kind == "return":
+            return "%s %s" % (kind, rules.KINDS[data[0]])
+        if kind == "special":
+            return "%s special" % rules.MARINES[data[0]]
+        return ""
+
+    def info(self, canvas):
+        """Title, the revealed card in big letters, the lines."""
+        draw.title(canvas, self.title)
+        y = 11
+        if self.result is not None:
+            draw.banner(canvas, self.result[:8], 11, 2 if len(self.result) <= 8 else 1)
+            y = 34
+        elif self.big:
+            draw.big(canvas, self.big[:8], (128 - len(self.big[:8]) * 16) // 2, 11, 2)
+            y = 28
+        for line in self.lines:
+            if y > 46:
+                break
+            canvas.text(line[:16], 0, y, 1)
+            y += 9
+
+
+# -- actions: function(app) -> transition ------------------------------------------------------
+
+
+class _Start:
+    """Start a level (or a campaign): choose the team first."""
+
+    def __init__(self, level, campaign):
+        self.level = level
+        self.campaign = campaign
+
+    def __call__(self, app):
+        return Team(self.level, self.campaign)
+
+
+class Team(ListScreen):
+    """Choose the 4 Marines: OK toggles one; 'Start' when four are chosen."""
+
+    def __init__(self, level, campaign):
+        super().__init__("", [])
+        self.level = level
+        self.campaign = campaign
+        self.chosen = [True, True, True, True, False]
+        self.refresh()
+
+    def refresh(self):
+        """Rows with check marks."""
+        items = []
+        for m in range(5):
+            items.append(("[x] " if self.chosen[m] else "[ ] ") + rules.MARINES[m])
+        items.append("Start")
+        self.items = items
+        self.title = "Team %d/4 L%d%s" % (
+            sum(1 for c in self.chosen if c),
+            self.level,
+            " camp" if self.campaign else "",
+        )
+        self.dirty = True
+
+    def choose(self, app, index):
+        """Toggle, or start the level."""
+        if index < 5:
+            self.chosen[index] = not self.chosen[index]
+            self.refresh()
+            return None
+        team = tuple(m for m in range(5) if self.chosen[m])
+        if len(team) != rules.TEAM:
+            raise ValueError("choose 4 Marines")
+        app.play(("start", (self.level, self.campaign) + team))
+        return BACK
+
+
+def _lictor(app):
+    app.play(rules.lictor_roll(app.randbelow))
+
+
+def _place(app):
+    app.play(rules.place(app.game, app.randbelow))
+
+
+def _shuffle(app):
+    app.play(rules.shuffle(app.game, app.randbelow))
+
+
+def _activate(app):
+    app.play(rules.activate(app.game))
+
+
+def _move(app):
+    app.play(("move", ()))
+
+
+def _action(app):
+    app.play(("action", ()))
+
+
+def _console(app):
+    app.play(rules.console(app.randbelow))
+
+
+def _end_turn(app):
+    app.play(("end_turn", ()))
+
+
+def _add_card(app):
+    app.play(("add_tyranid_card", ()))
+
+
+def _win(app):
+    app.play(("result", (rules.WIN,)))
+
+
+def _loss(app):
+    app.play(("result", (rules.LOSS,)))
+
+
+def _targets(game):
+    labels = []
+    values = []
+    for k in range(3):
+        if game.board[k]:
+            labels.append("%s (%d)" % (rules.KINDS[k], game.board[k]))
+            values.append(k)
+    if game.level == 3 and not game.prime_destroyed:
+        labels.append("Prime %d/%d" % (game.prime_damage, game.prime_wounds()))
+        values.append(rules.PRIME)
+    return labels, values
+
+
+def _attack(app):
+    labels, values = _targets(app.game)
+    if not values:
+        raise ValueError("no targets")
+    return Pick("Attack", labels, values, 0, _do_attack)
+
+
+def _do_attack(app, target):
+    app.game.resilience(target)  # ask for a missing resilience before rolling
+    app.play(rules.attack(target, app.randbelow))
+
+
+def _on_board(game):
+    labels = []
+    values = []
+    for k in range(3):
+        if game.board[k]:
+            labels.append("%s (%d)" % (rules.KINDS[k], game.board[k]))
+            values.append(k)
+    return labels, values
+
+
+def _destroy(app):
+    labels, values = _on_board(app.game)
+    return Pick("Destroyed", labels, values, 0, _do_destroy)
+
+
+def _do_destroy(app, kind):
+    app.play(("destroy", (kind,)))
+
+
+def _return(app):
+    labels, values = _on_board(app.game)
+    return Pick("Back to bag", labels, values, 0, _do_return)
+
+
+def _do_return(app, kind):
+    app.play(("return", (kind,)))
+
+
+def _marines(game, need_special=False):
+    labels = []
+    values = []
+    for m in range(5):
+        if game.in_play[m] and game.status[m] != rules.OUT:
+            if need_special and not game.specials[m]:
+                continue
+            labels.append(rules.MARINES[m])
+            values.append(m)
+    return labels, values
+
+
+def _wound(app):
+    labels, values = _marines(app.game)
+    return Pick("Wound", labels, values, 0, _do_wound)
+
+
+def _do_wound(app, m):
+    app.play(("wound", (m,)))
+
+
+def _special(app):
+    labels, values = _marines(app.game, True)
+    if not values:
+        raise ValueError("no special cards")
+    return Pick("Special card", labels, values, 0, _do_special)
+
+
+def _do_special(app, m):
+    app.play(("special", (m,)))
+
+
+def _team(app):
+    game = app.game
+    items = []
+    for m in range(5):
+        if game.in_play[m]:
+            items.append(
+                "%-8s%s S%d" % (rules.MARINES[m], _STATUS[game.status[m]], game.specials[m])
+            )
+    return Status("Team", items)
+
+
+def _bag(app):
+    game = app.game
+    items = []
+    for k in range(3):
+        items.append("%s bag %d" % (rules.KINDS[k][:11], game.bag.counts[k]))
+    for k in range(3):
+        items.append("%s out %d" % (rules.KINDS[k][:11], game.board[k]))
+    return Status("Bag %d" % game.bag.total, items)
+
+
+def _exit(app):
+    game = app.game
+    standing = game.marines_standing() if game.console_open else 0
+    labels = ["%d Marines" % n for n in range(standing + 1)]
+    return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _do_exit)
+
+
+def _do_exit(app, n):
+    app.play(("exit", (n,)))
+
+
+def _next_level(app):
+    game = app.game
+    labels = ["No reinforcement"]
+    values = [-1]
+    if game.lost_this_level and not game.reinforced:
+        for m in range(5):
+            if not game.in_play[m]:
+                labels.append("+ " + rules.MARINES[m])
+                values.append(m)
+    return Pick("Next level", labels, values, 0, _do_next)
+
+
+def _do_next(app, m):
+    app.play(("next_level", () if m < 0 else (m,)))
