@@ -256,3 +256,29 @@ def test_roll_redraw_within_budget():
         counts = roll_redraw_bytes(kind)
         assert sum(counts) / len(counts) <= 400, counts
         assert max(counts) < 1080  # always less than a full frame (1,024 data + framing)
+
+
+def test_decoder_horizontal_mode_and_co_bit_stream():
+    # The decoder also follows a full-frame write in SSD1306 horizontal addressing (as
+    # micropython-lib's driver sends it) and command streams using the Co bit (0x80).
+    oled = oled_decode.OLED("ssd1306")
+    frame = bytearray(1024)
+    for i in range(1024):
+        frame[i] = (i * 37) & 0xFF
+    oled.write(bytes((0x80, 0xA1, 0x80, 0xC8, 0x80, 0xAF)))  # remap, scan, on: one per Co pair
+    oled.write(bytes((0x00, 0x20, 0x00, 0x21, 0, 127, 0x22, 0, 7)))  # horizontal, full window
+    oled.write(b"\x40" + bytes(frame[:500]))
+    oled.write(b"\x40" + bytes(frame[500:]))
+    assert oled.image() == frame
+    assert oled.column == 0 and oled.page == 0  # wrapped back to the window's start
+    try:
+        oled.write(b"\x00\xff")
+        raise AssertionError("unknown command accepted")
+    except ValueError:
+        pass
+    sh = oled_decode.OLED("sh1106")
+    try:
+        sh.write(b"\x00\x20\x00")
+        raise AssertionError("SSD1306-only command accepted by the SH1106 model")
+    except ValueError:
+        pass
