@@ -30,6 +30,9 @@ def mp_env(extra_path=()):
     env = dict(os.environ)
     parts = [".frozen", str(FIRMWARE), str(PORTABLE), str(FAKES)] + [str(p) for p in extra_path]
     env["MICROPYPATH"] = ":".join(parts)
+    # The same path for a CPython child running tests/mp_runner.py (the comparison's other side).
+    host = [str(PORTABLE), str(FIRMWARE), str(ROOT / "host")] + [str(p) for p in extra_path]
+    env["PYTHONPATH"] = ":".join(host)
     return env
 
 
