@@ -1,0 +1,320 @@
+"""Rise of the Orks screens: difficulty set-up, Ork waves drawn from the reserves with their
+breach hex, the Terminators in Command order with their damage tracks, attacks (HIT/MISS with
+the die against the Toughness, cover and Painboy), grit and reactors, supply, the special Orks'
+reminders, and the victory rank. Pure."""
+
+from dicepod.rules import orks as rules
+from dicepod.ui import draw
+from dicepod.ui.coop import ActionScreen, Status
+from dicepod.ui.menu import Pick
+from dicepod.ui.screen import Replace
+
+_MODIFIERS = ("in the open", "cover +1", "Painboy +1", "cover+Painboy")
+
+
+def open(app):  # noqa: A001 (every ui mode module has open(app))
+    """Return the Rise of the Orks screen."""
+    return OrksScreen(app)
+
+
+def short(name):
+    """The first 8 letters of a name."""
+    return name[:8]
+
+
+class OrksScreen(ActionScreen):
+    """Title: round, grit, reactors, reserves; then the phase's state; the action bar."""
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.title = ""
+        self.big = ""
+        self.lines = []
+        self.track = -1  # damage of the current Terminator (drawn as a track), -1 none
+        self.result = None
+
+    def build(self, app):
+        """Texts and actions for the current state."""
+        game = app.game
+        phase = game.phase
+        actions = []
+        lines = []
+        self.big = ""
+        self.track = -1
+        self.result = None
+        self.title = "R%d G%d Rx%d Ork%d" % (game.round, game.grit, game.reactors, game.on_board)
+        if phase == rules.SETUP:
+            self.title = "Rise of the Orks"
+            lines.append("Difficulty?")
+            for d in range(4):
+                actions.append((rules.DIFFICULTIES[d], _Start(d)))
+        elif phase == rules.WAVE:
+            lines.append("Wave: %d left" % game.wave_left)
+            event = app.last_event
+            if event is not None and event[0] == "add":
+                self.big = "%d" % event[1][1]
+                lines.append(short(rules.KINDS[event[1][0]]))
+                lines.append("to breach")
+            lines.append("Reserves %d" % game.reserves.total)
+            if game.wave_left:
+                actions.append(("Add Ork", _add))
+            else:
+                actions.append(("Terminators", _next))
+        elif phase == rules.TERMINATOR_PHASE:
+            t = game.current
+            self.big = rules.TERMINATORS[t]
+            self.track = game.damage[t]
+            if game.stood_up:
+                lines.append("Heroes All: up!")
+            lines.append(self.note(app))
+            actions.append(("Attack", _attack))
+            actions.append(("Next Terminator", _next))
+            actions.append(("Heal 1 (start)", _heal))
+            actions.append(("Supply token", _supply))
+        elif phase == rules.ORK_PHASE:
+            lines.append("Ork Action phase")
+            lines.append(self.note(app))
+            actions.append(("New round", _next))
+        else:
+            if game.result == rules.WON:
+                self.result = "VICTORY"
+                grit, reactors = game.rank()
+                lines.append(grit)
+                lines.append(reactors)
+            else:
+                self.result = "DEFEAT"
+                lines.append("No grit left" if game.result == rules.LOST_GRIT else "Reactors lost")
+            for d in range(4):
+                actions.append((rules.DIFFICULTIES[d], _Start(d)))
+        bits = game.reminders()
+        for bit, text in rules.REMINDERS:
+            if bits & bit:
+                lines.append("!" + text[:15])
+        if rules.SETUP != phase != rules.OVER:
+            actions.append(("Ork hits", _hit))
+            actions.append(("Damage", _damage))
+            actions.append(("Reactor smashed", _smash))
+            actions.append(("Destroyed (card)", _destroy))
+            if game.supply_kept:
+                actions.append(("Play supply", _play_supply))
+            actions.append(("Terminators", _status))
+            actions.append(("Board/reserves", _board))
+        self.lines = lines
+        return actions
+
+    def note(self, app):
+        """What the last event did."""
+        event = app.last_event
+        game = app.game
+        if event is None:
+            return ""
+        kind, data = event
+        if kind == "attack":
+            return "%s %s %d" % (
+                "HIT" if game.last_hit else "MISS",
+                short(rules.KINDS[data[0]]),
+                data[1],
+            )
+        if kind == "hit" or kind == "damage":
+            t = data[0]
+            return "%s dmg %d/5" % (short(rules.TERMINATORS[t]), game.damage[t])
+        if kind == "heal":
+            return "healed"
+        if kind == "supply":
+            return "supply: keep 1"
+        if kind == "smash":
+            return "reactor lost"
+        if kind == "destroy":
+            return "destroyed " + short(rules.KINDS[data[0]])
+        return ""
+
+    def info(self, canvas):
+        """Title, the big name or breach hex, the damage track, the lines."""
+        draw.title(canvas, self.title)
+        y = 11
+        if self.result is not None:
+            draw.banner(canvas, self.result, 11, 2)
+            y = 34
+        elif self.big:
+            if len(self.big) <= 2:
+                draw.big(canvas, self.big, 100, 12, 3)
+            else:
+                draw.big(canvas, self.big[:8], 0, 11, 2)
+                y = 28
+        if self.track >= 0:
+            # damage track 0..5: five boxes, filled up to the damage
+            for i in range(5):
+                x = 88 + i * 8
+                if i < self.track:
+                    canvas.fill_rect(x, y, 7, 7, 1)
+                else:
+                    canvas.rect(x, y, 7, 7, 1)
+        for line in self.lines:
+            if y > 46:
+                break
+            canvas.text(
+                line[:11] if self.track >= 0 or 0 < len(self.big) <= 2 else line[:16], 0, y, 1
+            )
+            y += 9
+
+
+# -- actions -----------------------------------------------------------------------------------
+
+
+class _Start:
+    """Start at a difficulty (the Command values are asked first if missing)."""
+
+    def __init__(self, difficulty):
+        self.difficulty = difficulty
+
+    def __call__(self, app):
+        app.play(("start", (self.difficulty,)))
+
+
+def _add(app):
+    app.play(rules.add_ork(app.game, app.randbelow))
+
+
+def _next(app):
+    app.play(("next", ()))
+
+
+def _heal(app):
+    app.play(("heal", (app.game.current,)))
+
+
+def _supply(app):
+    app.play(("supply", (app.game.current,)))
+
+
+def _smash(app):
+    app.play(("smash", ()))
+
+
+def _play_supply(app):
+    app.play(("play_supply", ()))
+
+
+def _kinds_on_board(game):
+    labels = []
+    values = []
+    for k in range(10):
+        if game.board[k]:
+            labels.append("%s (%d)" % (rules.KINDS[k], game.board[k]))
+            values.append(k)
+    return labels, values
+
+
+def _attack(app):
+    labels, values = _kinds_on_board(app.game)
+    if not values:
+        raise ValueError("no Orks")
+    return Pick("Attack", labels, values, 0, _attack_where)
+
+
+def _attack_where(app, kind):
+    app.game.toughness(kind)  # ask for a missing Toughness before anything is rolled
+    labels = list(_MODIFIERS)
+    values = [0, 1, 2, 3]
+    if not app.game.board[rules.PAINBOY] or kind == rules.PAINBOY:
+        labels = labels[:2]
+        values = values[:2]
+    return Replace(_AttackModifier(kind, labels, values))
+
+
+class _AttackModifier(Pick):
+    """Cover / Painboy for an attack, then roll."""
+
+    def __init__(self, kind, labels, values):
+        super().__init__(short(rules.KINDS[kind]) + " in", labels, values, 0, self.roll)
+        self.kind = kind
+
+    def roll(self, app, value):
+        """Roll the attack die."""
+        app.play(rules.attack(self.kind, app.randbelow, value & 1, value >> 1))
+
+
+def _destroy(app):
+    labels, values = _kinds_on_board(app.game)
+    return Pick("Destroyed", labels, values, 0, _do_destroy)
+
+
+def _do_destroy(app, kind):
+    app.play(("destroy", (kind,)))
+
+
+def _standing(game):
+    labels = []
+    values = []
+    for t in range(5):
+        if game.damage[t] < 5:
+            labels.append("%s %d/5" % (rules.TERMINATORS[t], game.damage[t]))
+            values.append(t)
+    return labels, values
+
+
+def _hit(app):
+    labels, values = _standing(app.game)
+    return Pick("Ork hits", labels, values, 0, _hit_by)
+
+
+def _hit_by(app, t):
+    labels = list(rules.KINDS)
+    values = list(range(10))
+    return Replace(_HitBy(t, labels, values))
+
+
+class _HitBy(Pick):
+    """Which Ork kind hits Terminator t (its damage from the settings)."""
+
+    def __init__(self, t, labels, values):
+        super().__init__("Hit by", labels, values, 0, self.hit)
+        self.t = t
+
+    def hit(self, app, kind):
+        """Journal the hit."""
+        app.game.ork_damage(kind)
+        app.play(("hit", (self.t, kind)))
+
+
+def _damage(app):
+    labels, values = _standing(app.game)
+    return Pick("Damage to", labels, values, 0, _damage_amount)
+
+
+def _damage_amount(app, t):
+    return Replace(_Amount(t))
+
+
+class _Amount(Pick):
+    """How much damage (1..5)."""
+
+    def __init__(self, t):
+        super().__init__("Damage", ["1", "2", "3", "4", "5"], [1, 2, 3, 4, 5], 0, self.deal)
+        self.t = t
+
+    def deal(self, app, n):
+        """Journal the damage."""
+        app.play(("damage", (self.t, n)))
+
+
+def _status(app):
+    game = app.game
+    items = []
+    for i in range(5):
+        t = game.order[i]
+        items.append("%-10s%d/5 K%d" % (rules.TERMINATORS[t], game.damage[t], game.kills[t]))
+    items.append("Supply deck %d" % game.supply_deck)
+    items.append("kept %d tokens %d" % (game.supply_kept, game.supply_tokens))
+    return Status("Terminators", items)
+
+
+def _board(app):
+    game = app.game
+    items = []
+    for k in range(10):
+        if game.board[k] or game.reserves.counts[k]:
+            items.append(
+                "%-9s%2d %2d" % (short(rules.KINDS[k]), game.board[k], game.reserves.counts[k])
+            )
+    return Status("Kind board res", items)
