@@ -256,15 +256,17 @@ def test_missing_value_is_named():
     game = ty.Game(Settings(ty.SETTINGS))
     game.apply(("start", (1, 0, 0, 1, 2, 3)))
     game.apply(("shuffle", (1, 0, 2, 3, 5, 5, 5, 5, 0, 1, 2, 3)))
+    before = _snap(game)
     try:
         game.apply(ty.activate(game))  # Brother Adrix: the rulebook gives no actions value
     except MissingValue as missing:
         assert missing.args[0] == "tyranid.actions_adrix"
     else:
         raise AssertionError("no MissingValue")
+    assert _snap(game) == before  # nothing changed: the card is still on top
     game.apply(("set", ("tyranid.actions_adrix", 4)))
     game.apply(ty.activate(game))
-    assert game.actions_left == 4
+    assert game.current == 1 and game.actions_left == 4
 
 
 def _win_level_one(game):

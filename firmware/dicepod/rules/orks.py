@@ -491,9 +491,10 @@ class Game:
                 self.stood_up = False
                 self.phase = ORK_PHASE
         elif self.phase == ORK_PHASE:
+            size = self.per_wave()  # first: a missing value changes nothing
             self.round += 1
             self.phase = WAVE
-            self._begin_wave(self.per_wave())
+            self._begin_wave(size)
         else:
             raise ValueError("no game in play")
         self.last_hit = None

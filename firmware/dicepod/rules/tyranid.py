@@ -114,6 +114,13 @@ SETTINGS = (
 )
 
 
+# Names for the yes/no settings, for the settings screen.
+VALUE_NAMES = (
+    ("tyranid.adrenal_glands", ("No", "Yes")),
+    ("tyranid.briefing_counted", ("No", "Yes")),
+)
+
+
 def level_one_result(on_exit):
     """Return the Level 1 result for the number of Marines on the exit tile."""
     if on_exit >= 4:
@@ -382,7 +389,13 @@ class Game:
         deck = self.activation
         if len(data) != 1 or not deck.n_pile or deck.top() != data[0]:
             raise ValueError("not the top card")
-        card = deck.draw()
+        card = data[0]
+        # Read the Marine's actions before changing anything: a value the player has not
+        # entered raises MissingValue and leaves the state as it was.
+        actions = 0
+        if card != TYRANID_CARD and self.status[card] != OUT:
+            actions = self.actions(card)
+        deck.draw()
         self.last_card = card
         self.current = -1
         self.actions_left = 0
@@ -397,11 +410,9 @@ class Game:
                     self.infestation_out = True
         elif self.status[card] == OUT:
             self.idle_card = True
-        else:
+        elif actions:
             self.current = card
-            self.actions_left = self.actions(card)
-            if not self.actions_left:
-                self.current = -1
+            self.actions_left = actions
 
     def _spend(self):
         if self.phase != PLAY or self.current < 0:
