@@ -282,3 +282,15 @@ def test_decoder_horizontal_mode_and_co_bit_stream():
         raise AssertionError("SSD1306-only command accepted by the SH1106 model")
     except ValueError:
         pass
+
+
+def test_decoder_fast_path_equals_pixel_by_pixel():
+    for kind in CONTROLLERS:
+        oled = oled_decode.OLED(kind)
+        oled.write(bytes((0x00, 0xA1, 0xC8, 0xAF)))
+        rng = Seeded(5)
+        for i in range(len(oled.ram)):
+            oled.ram[i] = rng.randbelow(256)
+        for inverted in (False, True):
+            oled.inverted = inverted
+            assert oled.image() == oled._image_general(bytearray(1024)), (kind, inverted)

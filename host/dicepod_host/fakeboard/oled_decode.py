@@ -194,6 +194,27 @@ class OLED:
         out = bytearray(_WIDTH * _PAGES)
         if not self.on:
             return out
+        if (
+            self.segment_remap
+            and self.com_reversed
+            and self.start_line == 0
+            and self.display_offset == 0
+            and not self.all_on
+        ):
+            # The usual upright set-up: RAM pages map straight onto the image (fast path; the
+            # general loop below gives the same bytes).
+            width = self.ram_width
+            for page in range(_PAGES):
+                start = page * width + self.column_offset
+                out[page * _WIDTH : (page + 1) * _WIDTH] = self.ram[start : start + _WIDTH]
+            if self.inverted:
+                for i in range(len(out)):
+                    out[i] ^= 0xFF
+            return out
+        return self._image_general(out)
+
+    def _image_general(self, out):
+        """Pixel by pixel, for any remap, scan direction, start line and offset."""
         for y in range(_HEIGHT):
             # Row y of the upright image is panel COM (63 - y) ...
             com = _HEIGHT - 1 - y
