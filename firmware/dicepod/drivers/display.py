@@ -91,7 +91,7 @@ class _OLED(framebuf.FrameBuffer):
         self._command[0] = _CONTROL_COMMANDS
         self._command2[0] = _CONTROL_COMMANDS
         self._address[0] = _CONTROL_COMMANDS
-        self._vector = [b"\x40", self._view]  # data control byte + the span being sent
+        self._vector = [bytes((_CONTROL_DATA,)), self._view]  # data control byte + the span
         self.is_on = False
         self.level = 0
         self.bytes_sent = 0  # payload bytes written over I2C (control bytes included)
