@@ -1,0 +1,358 @@
+"""Scripted button sessions that play whole games of every mode through the real app (the
+tests, tools/screenshots.py and tools/bench_app.py share them). Portable: CPython and
+MicroPython. A session only presses buttons (app_board.press); it reads the screens' public
+state to decide what to press, like a player reading the display. `snap(name)` is called at
+the screens worth a picture (the screenshot tool renders them; tests may count them)."""
+
+from app_board import BACK, DOWN, LONG_BACK, LONG_DOWN, LONG_OK, OK, UP, press, top
+
+from dicepod.rules import modes
+
+
+def _nothing(name):
+    pass
+
+
+def menu(app, mode_or_row):
+    """From anywhere: go to the main menu and open a row (a mode name, 'History', 'Settings')."""
+    guard = 0
+    while len(app.stack) > 1:
+        press(app, BACK)
+        guard += 1
+        if guard > 20:
+            raise RuntimeError("cannot reach the menu")
+    screen = app.stack[0]
+    title = mode_or_row
+    for mode, mode_title in modes.MODES:
+        if mode == mode_or_row:
+            title = mode_title
+    press(app, LONG_UP_OR_TOP)
+    while screen.items[screen.cursor] != title:
+        press(app, DOWN)
+    press(app, OK)
+    if top(app) == "Confirm":  # ending the game in progress
+        press(app, OK)
+
+
+LONG_UP_OR_TOP = 16  # LONG_UP: jump to the first row
+
+
+def answer(app, snap=_nothing, presses=2):
+    """Answer every 'From your card' question: UP `presses` times from the lowest value, OK."""
+    while top(app) == "AskValue":
+        snap("ask_value")
+        for _ in range(presses):
+            press(app, UP)
+        press(app, OK)
+
+
+def act(app, label, snap=_nothing):
+    """On an action-bar screen: move to the action called label and do it."""
+    answer(app, snap)
+    screen = app.stack[-1]
+    labels = [a[0] for a in screen.actions]
+    if label not in labels:
+        raise RuntimeError("no action %s in %s" % (label, labels))
+    while screen.actions[screen.index][0] != label:
+        press(app, DOWN)
+    press(app, OK)
+    answer(app, snap)
+
+
+def confirm_picks(app, home, snap=_nothing):
+    """OK through pick lists (first entry) until the screen named home is on top again."""
+    guard = 0
+    while top(app) != home:
+        answer(app, snap)
+        if top(app) == home:
+            break
+        press(app, OK)
+        guard += 1
+        if guard > 10:
+            raise RuntimeError("stuck at %s" % top(app))
+
+
+def free_session(app, snap=_nothing):
+    """Free roll: rolls, fewer dice, the fairness self-test, undo."""
+    menu(app, "free")
+    snap("free_start")
+    press(app, OK)
+    press(app, OK)
+    snap("free_roll")
+    press(app, DOWN, DOWN)
+    for _ in range(5):
+        press(app, OK)
+    snap("free_histogram")
+    press(app, LONG_BACK)
+    press(app, LONG_OK)
+    snap("game_menu")
+    press(app, OK)  # Fairness test
+    press(app)
+    snap("selftest_running")
+    for _ in range(12):
+        press(app)
+    snap("selftest_done")
+    press(app, BACK, BACK)
+
+
+def battle_session(app, snap=_nothing, games=3):
+    """Battle Game: whole games of the best of three (push luck twice, then act)."""
+    menu(app, "battle")
+    snap("battle_roll")
+    shots = {}
+
+    def once(name):
+        if name not in shots:
+            shots[name] = 1
+            snap(name)
+
+    steps = 0
+    while steps < 2000:
+        steps += 1
+        game = app.game
+        phase = game.phase
+        if phase == "over":
+            once("battle_win")
+            if game.series_over():
+                break
+            press(app, OK)
+            continue
+        if phase == "roll":
+            press(app, OK)
+        elif phase == "choose":
+            once("battle_choose")
+            if len(app.stack[-1].options) > 1:
+                press(app, DOWN)
+                once("battle_choose_other")
+            press(app, OK)
+        elif phase == "bust":
+            once("battle_bust")
+            press(app, OK)
+        elif phase == "decide":
+            if game.all_out:
+                once("battle_all_out")
+            else:
+                once("battle_decide")
+            if len(game.aside) >= 2 or not game.dice:
+                if app.stack[-1].cursor != 0:
+                    press(app, UP)
+                once("battle_stop")
+            press(app, OK)
+        elif phase == "actions":
+            once("battle_actions")
+            press(app, OK)
+            once("battle_heroes")
+            player = game.player
+            hero = game.across(player) % 5
+            while app.stack[-1].cursor != hero:
+                press(app, DOWN)
+            press(app, OK)
+            press(app, UP, UP, UP)
+            once("battle_move")
+            press(app, OK)
+            while app.stack[-1].cursor != 5:
+                press(app, DOWN)
+            press(app, OK)
+    press(app, LONG_BACK)  # undo the last move, then back to the menu
+    snap("battle_undone")
+
+
+def tests_session(app, snap=_nothing):
+    """Tests: TN, modifiers, rolls of 3, 6 and 15 dice, re-rolls, roll-off, D3, D3+1, dash."""
+    menu(app, "tests")
+    screen = app.stack[-1]
+
+    def goto(action):
+        while screen.action != action:
+            press(app, DOWN)
+
+    snap("tests_start")
+    goto(2)  # TN
+    press(app, OK)
+    snap("tests_tn_pick")
+    press(app, DOWN, OK)  # 5+
+    goto(3)  # modifier
+    press(app, OK, DOWN, OK)  # range
+    snap("tests_modifier")
+    press(app, UP, UP, OK)  # -1 -> the TN goes up... then:
+    goto(3)
+    press(app, OK, OK, OK)  # cover +1
+    for count in (3, 6, 15):
+        goto(1)
+        press(app, OK, LONG_UP_OR_TOP)
+        for _ in range(count - 1):
+            press(app, DOWN)
+        press(app, OK)
+        goto(0)
+        press(app, OK)
+        snap("tests_roll_%d" % count)
+    goto(4)
+    press(app, OK)
+    snap("tests_reroll_fails")
+    goto(5)
+    press(app, OK, OK)
+    goto(6)
+    press(app, OK, DOWN, OK)
+    goto(7)
+    press(app, OK)
+    snap("tests_rolloff")
+    press(app, OK, OK)
+    goto(8)
+    press(app, OK)
+    snap("tests_d3")
+    goto(9)
+    press(app, OK)
+    goto(10)
+    press(app, OK)
+    goto(2)
+    press(app, OK, LONG_UP_OR_TOP, OK)  # a dash: no test
+    goto(0)
+    press(app, OK)  # refused: the test does not exist
+    snap("tests_dash")
+    press(app, LONG_BACK)
+
+
+def tyranid_session(app, snap=_nothing):
+    """Tyranid Attack!: level 1 to the exit count, then level 3 to the Prime."""
+    menu(app, "tyranid")
+    snap("tyranid_setup")
+    act(app, "Level 1")
+    snap("tyranid_team")
+    press(app, LONG_DOWN, OK)
+    _tyranid_play(app, snap, 400)
+    act(app, "Level 3")
+    press(app, LONG_DOWN, OK)
+    snap("tyranid_placing")
+    while app.game.phase == 1:
+        act(app, "Draw counter")
+    _tyranid_play(app, snap, 300)
+    if app.game.phase == 2:
+        act(app, "Result: win")
+    snap("tyranid_over")
+
+
+def _tyranid_play(app, snap, limit):
+    shots = {}
+    steps = 0
+    while app.game.phase == 2 and steps < limit:
+        steps += 1
+        answer(app, snap)
+        game = app.game
+        labels = [a[0] for a in app.stack[-1].actions]
+        if "Exit tile count" in labels:
+            act(app, "Exit tile count")
+            press(app, OK)
+            break
+        if "New round" in labels:
+            act(app, "New round")
+        elif "Reveal card" in labels:
+            act(app, "Reveal card")
+            if "reveal" not in shots:
+                shots["reveal"] = 1
+                snap("tyranid_reveal")
+        elif "Attack" in labels:
+            if game.level == 1 and steps % 7 == 3:
+                act(app, "Console")
+                continue
+            try_attack = any(game.board[k] for k in range(3)) or game.level == 3
+            if try_attack:
+                act(app, "Attack")
+                confirm_picks(app, "TyranidScreen", snap)
+                if "attack" not in shots:
+                    shots["attack"] = 1
+                    snap("tyranid_attack")
+            if app.game.phase == 2 and app.game.current >= 0:
+                act(app, "End turn")
+        else:
+            act(app, "Place Tyranid")
+        if steps == 5:
+            act(app, "Place Tyranid")
+            act(app, "Team")
+            snap("tyranid_team_status")
+            press(app, BACK)
+            act(app, "Bag")
+            snap("tyranid_bag")
+            press(app, BACK)
+            act(app, "Special card")
+            press(app, OK)
+
+
+def orks_session(app, snap=_nothing, rounds=40):
+    """Rise of the Orks: a Novice game to the end (values asked on the way)."""
+    menu(app, "orks")
+    snap("orks_setup")
+    act(app, "Novice", snap)
+    while app.game.phase == 0:
+        act(app, "Novice", snap)
+    shots = {}
+
+    def once(name):
+        if name not in shots:
+            shots[name] = 1
+            snap(name)
+
+    steps = 0
+    while app.game.phase != 4 and app.game.round <= rounds and steps < 3000:
+        steps += 1
+        game = app.game
+        labels = [a[0] for a in app.stack[-1].actions]
+        if "Add Ork" in labels:
+            act(app, "Add Ork")
+            once("orks_wave")
+        elif game.phase == 1:
+            act(app, "Terminators")
+        elif game.phase == 2:
+            once("orks_terminator")
+            if game.on_board:
+                act(app, "Attack")
+                confirm_picks(app, "OrksScreen", snap)
+                once("orks_attack")
+                if app.game.phase == 4:
+                    break
+            if game.round == 2 and game.current == 1:
+                act(app, "Heal 1 (start)")
+                act(app, "Supply token")
+                act(app, "Terminators")
+                once("orks_status")
+                press(app, BACK)
+            act(app, "Next Terminator")
+        elif game.phase == 3:
+            if game.round == 2:
+                act(app, "Ork hits")
+                confirm_picks(app, "OrksScreen", snap)
+                act(app, "Damage")
+                confirm_picks(app, "OrksScreen", snap)
+                once("orks_ork_phase")
+            act(app, "New round")
+    once("orks_over")
+
+
+def extras_session(app, snap=_nothing):
+    """History, Settings (an edit and a device value), and back."""
+    menu(app, "History")
+    snap("history")
+    press(app, DOWN, DOWN)
+    menu(app, "Settings")
+    snap("settings")
+    press(app, OK)  # Battle Game
+    snap("settings_battle")
+    press(app, DOWN, DOWN, DOWN, DOWN, OK)  # rows per half
+    snap("settings_edit")
+    press(app, UP, OK)
+    press(app, BACK)
+    press(app, LONG_DOWN, OK)  # Device
+    press(app, DOWN, DOWN, DOWN, OK)  # brightness
+    press(app, DOWN, OK)
+    press(app, BACK, BACK)
+    snap("menu")
+
+
+def every_mode(app, snap=_nothing):
+    """Every mode in turn (what the 96 KB heap test and the benchmark run)."""
+    free_session(app, snap)
+    tests_session(app, snap)
+    battle_session(app, snap)
+    tyranid_session(app, snap)
+    orks_session(app, snap)
+    extras_session(app, snap)
+
