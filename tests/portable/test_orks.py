@@ -1,6 +1,8 @@
 """dicepod.rules.orks: Rise of the Orks reserves, waves, attacks, damage, grit, reactors, supply.
 Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py)."""
 
+import json
+
 from seeded import Seeded, scripted
 
 from dicepod.rules import orks as ok
@@ -370,3 +372,31 @@ def test_every_setting_key_fits_the_journal():
 def result_games():
     events, game = _play(13, 600)
     return [list(e[1]) for e in events[-12:]], _snap(game)
+
+
+def _decoded(events):
+    """The events as the journal gives them back: JSON-decoded, data as lists."""
+    return [tuple(json.loads(json.dumps([e[0], list(e[1])]))) for e in events]
+
+
+def test_fold_of_journal_decoded_events_is_the_same():
+    events, game = _play(5, 150)
+    assert _snap(ok.fold(_decoded(events), _settings())) == _snap(game)
+
+
+def test_malformed_events_are_value_errors():
+    for event in [
+        ("start", ("0",)),
+        ("hit", 5),
+        ("set", ("orks.tough_boy", None)),
+        ("bogus", ()),
+        ("next",),
+        None,
+        ("damage", (None, 1)),
+    ]:
+        game = ok.Game(_settings())
+        try:
+            game.apply(event)
+        except ValueError:
+            continue
+        raise AssertionError("accepted %r" % (event,))

@@ -1,6 +1,8 @@
 """dicepod.rules.tests: target-number tests, modifiers, re-rolls, roll-offs, D3 and exact odds.
 Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py)."""
 
+import json
+
 from seeded import Seeded, scripted
 
 from dicepod.rules import tests as tm
@@ -321,3 +323,31 @@ def result_distributions():
 def result_session():
     events, game = _session(21, 200)
     return [list(e[1]) for e in events[-10:]], _snap(game)
+
+
+def _decoded(events):
+    """The events as the journal gives them back: JSON-decoded, data as lists."""
+    return [tuple(json.loads(json.dumps([e[0], list(e[1])]))) for e in events]
+
+
+def test_fold_of_journal_decoded_events_is_the_same():
+    events, game = _session(4, 150)
+    assert _snap(tm.fold(_decoded(events), None)) == _snap(game)
+
+
+def test_malformed_events_are_value_errors():
+    for event in [
+        ("tn", ("x",)),
+        ("roll", 5),
+        ("set", ("tests.players", None)),
+        ("bogus", ()),
+        ("tn",),
+        None,
+        ("mod", (1, 2)),
+    ]:
+        game = tm.Game()
+        try:
+            game.apply(event)
+        except ValueError:
+            continue
+        raise AssertionError("accepted %r" % (event,))

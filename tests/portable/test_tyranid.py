@@ -1,6 +1,8 @@
 """dicepod.rules.tyranid: Tyranid Attack! levels, decks, bag, wounds, attacks and campaign.
 Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py)."""
 
+import json
+
 from seeded import Seeded, scripted
 
 from dicepod.rules import tyranid as ty
@@ -415,3 +417,31 @@ def test_every_setting_key_fits_the_journal():
 def result_campaign():
     events, game = _play(17, 500)
     return [list(e[1]) for e in events[-12:]], _snap(game)
+
+
+def _decoded(events):
+    """The events as the journal gives them back: JSON-decoded, data as lists."""
+    return [tuple(json.loads(json.dumps([e[0], list(e[1])]))) for e in events]
+
+
+def test_fold_of_journal_decoded_events_is_the_same():
+    events, game = _play(3, 150)
+    assert _snap(ty.fold(_decoded(events), _settings())) == _snap(game)
+
+
+def test_malformed_events_are_value_errors():
+    for event in [
+        ("start", ("1", 0, 0, 1, 2, 3)),
+        ("wound", 5),
+        ("set", ("tyranid.advanced", None)),
+        ("bogus", ()),
+        ("start",),
+        None,
+        ("attack", (None, 3)),
+    ]:
+        game = ty.Game(_settings())
+        try:
+            game.apply(event)
+        except ValueError:
+            continue
+        raise AssertionError("accepted %r" % (event,))

@@ -43,6 +43,7 @@ from dicepod.rules.deck import Bag, bag_pick
 from dicepod.settings import Settings
 
 MODE = "orks"
+_SEQUENCE = (tuple, list)  # event data: a tuple, or a list once decoded from JSON
 
 TERMINATORS = ("Magmus", "Angelus", "Stormheart", "Lucian", "Etrus")
 ANGELUS = const(1)
@@ -366,8 +367,18 @@ class Game:
 
     # -- folding
     def apply(self, event):
-        """Fold one event into the state; raise ValueError for an illegal one."""
-        kind, data = event
+        """Fold one event into the state; raise ValueError for an illegal one (MissingValue
+        when it needs a setting the player has not entered)."""
+        try:
+            kind, data = event
+            if not isinstance(data, _SEQUENCE):
+                raise ValueError("bad event data")
+            self._apply(kind, data)
+        except (TypeError, IndexError, KeyError):
+            raise ValueError("bad event")
+        self.events += 1
+
+    def _apply(self, kind, data):
         if kind == "attack":
             self._attack(data)
         elif kind == "add":
@@ -406,13 +417,14 @@ class Game:
         elif kind == "start":
             self._start(data)
         elif kind == "set":
+            if len(data) != 2 or not isinstance(data[1], int):
+                raise ValueError("bad setting")
             self.settings.set(data[0], data[1])
         elif kind == "new_game":
             if data and data[0] != MODE:
                 raise ValueError("not an orks game")
         else:
             raise ValueError("unknown event %s" % kind)
-        self.events += 1
 
     def _playing(self):
         if self.phase == SETUP or self.phase == OVER:

@@ -35,6 +35,7 @@ from micropython import const
 from dicepod.settings import Settings
 
 MODE = "tests"
+_SEQUENCE = (tuple, list)  # event data: a tuple, or a list once decoded from JSON
 MAX_DICE = const(20)  # dice in one test roll: more than any rulebook roll, fits one screen
 _MAX_MOD = const(9)  # largest modifier one source can give
 _MAX_PLAYERS = const(6)
@@ -237,8 +238,18 @@ class Game:
 
     # -- folding
     def apply(self, event):
-        """Fold one event into the state; raise ValueError for an illegal one."""
-        kind, data = event
+        """Fold one event into the state; raise ValueError for an illegal one (MissingValue
+        when it needs a setting the player has not entered)."""
+        try:
+            kind, data = event
+            if not isinstance(data, _SEQUENCE):
+                raise ValueError("bad event data")
+            self._apply(kind, data)
+        except (TypeError, IndexError, KeyError):
+            raise ValueError("bad event")
+        self.events += 1
+
+    def _apply(self, kind, data):
         if kind == "roll":
             self._roll(data)
         elif kind == "reroll":
@@ -274,13 +285,14 @@ class Game:
             self.d3_plus = 1 if kind == "d3p1" else 0
             self.d3 = d3_value(data[0]) + self.d3_plus
         elif kind == "set":
+            if len(data) != 2 or not isinstance(data[1], int):
+                raise ValueError("bad setting")
             self.settings.set(data[0], data[1])
         elif kind == "new_game":
             if data and data[0] != MODE:
                 raise ValueError("not a tests game")
         else:
             raise ValueError("unknown event %s" % kind)
-        self.events += 1
 
     def _mod(self, data):
         if len(data) != 2 or not isinstance(data[0], str) or not isinstance(data[1], int):

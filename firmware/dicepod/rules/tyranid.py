@@ -46,6 +46,7 @@ from dicepod.rules.deck import Bag, Deck, bag_pick, shuffle_order
 from dicepod.settings import Settings
 
 MODE = "tyranid"
+_SEQUENCE = (tuple, list)  # event data: a tuple, or a list once decoded from JSON
 
 MARINES = ("Maximus", "Adrix", "Raphael", "Lukas", "Vorne")
 # Actions on the healthy side given by the rulebook: Maximus 4, Raphael 4, Vorne 3 [seed];
@@ -224,8 +225,18 @@ class Game:
 
     # -- folding
     def apply(self, event):
-        """Fold one event into the state; raise ValueError for an illegal one."""
-        kind, data = event
+        """Fold one event into the state; raise ValueError for an illegal one (MissingValue
+        when it needs a setting the player has not entered)."""
+        try:
+            kind, data = event
+            if not isinstance(data, _SEQUENCE):
+                raise ValueError("bad event data")
+            self._apply(kind, data)
+        except (TypeError, IndexError, KeyError):
+            raise ValueError("bad event")
+        self.events += 1
+
+    def _apply(self, kind, data):
         if kind == "activate":
             self._activate(data)
         elif kind == "move" or kind == "action":
@@ -276,13 +287,14 @@ class Game:
         elif kind == "next_level":
             self._next_level(data)
         elif kind == "set":
+            if len(data) != 2 or not isinstance(data[1], int):
+                raise ValueError("bad setting")
             self.settings.set(data[0], data[1])
         elif kind == "new_game":
             if data and data[0] != MODE:
                 raise ValueError("not a tyranid game")
         else:
             raise ValueError("unknown event %s" % kind)
-        self.events += 1
 
     def _playing(self):
         if self.phase != PLAY and self.phase != PLACING:
