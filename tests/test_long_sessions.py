@@ -196,7 +196,7 @@ def compile_modules(folder, mode):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["tests", "tyranid", "orks"])
-def test_long_session_under_micropython(mode, tmp_path):
+def test_long_session_under_micropython(mode, tmp_path, record_property):
     compile_modules(tmp_path, mode)
     script = tmp_path / "long_session.py"
     script.write_text(SCRIPT)
@@ -208,5 +208,6 @@ def test_long_session_under_micropython(mode, tmp_path):
     heap = _heap_lines(out.stdout)
     assert len(heap) == EVENTS // CHECKPOINT
     first, last = heap[0][1], heap[-1][1]
+    record_property("live_heap_bytes", last)
     assert last <= MAX_LIVE, "live heap %d bytes at the end" % last
     assert last - first <= MAX_GROWTH, "live heap grew %d -> %d" % (first, last)
