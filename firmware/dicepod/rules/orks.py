@@ -21,6 +21,14 @@ Weirdboy, the Big Mek and the Meks deal damage at the end of the Ork phase.
 The board (hexes, line of sight, who is next to whom) stays with the players: the device keeps
 the reserves, the counts, the dice, the tracks and the turn order.
 
+Choices where the rulebook is silent (RULES.md marks them [open]): every Command value but
+Angelus's, every token's Toughness and damage, and the Warrior, Veteran and Commander cards
+(tokens of each kind, Orks per wave) are settings with no default (MissingValue until entered).
+Equal Command values keep the listed order (Magmus, Angelus, Stormheart, Lucian, Etrus). The
+set-up placement counts as the first wave, so a Warboss in it raises the Warpath reminder too.
+An attack compares the die with the Toughness alone (no natural-6/1 rule in this game). When
+the supply deck holds fewer than two cards, the cards left are drawn.
+
 Events (ints; T = Terminator id 0..4, K = Ork kind 0..9):
     ("start", (difficulty,))     set up: NOVICE, WARRIOR, VETERAN or COMMANDER
     ("add", (K, face))           an Ork token drawn from the reserves into breach hex `face`

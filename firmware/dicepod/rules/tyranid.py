@@ -19,6 +19,15 @@ wounds kept, and may call one reinforcement Marine, once, after losing a Marine.
 Where the board matters (squares, line of sight) the players decide; the device keeps the
 counts, the decks, the dice and the results.
 
+Choices where the rulebook is silent (RULES.md marks them [open]): the actions of Adrix and
+Lukas, every wounded-side action value and the resilience of Genestealers, Lictors and the Prime
+are settings with no default (MissingValue until entered); the Prime's damage counters (3) and
+whether the printed deck size counts the briefing card (yes) are settings with defaults. Level 1
+ends after the last infestation card is revealed and resolved. The briefing cards for levels 2
+and 3 are not in the rulebook, so their outcome is recorded by the players (("result", ...));
+on those levels an empty infestation deck reveals nothing more. A campaign level counts as won
+on a minor or major victory (level 1) or a recorded win.
+
 Events (ints unless noted; M = Marine id 0..4, K = Tyranid kind 0..2, T = target 0..3):
     ("start", (level, campaign, M, M, M, M))  set up a level (campaign 1 needs level 1)
     ("lictor", (face,))          level 2 set-up: the Lictor's entry square
