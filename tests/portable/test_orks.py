@@ -400,3 +400,21 @@ def test_malformed_events_are_value_errors():
         except ValueError:
             continue
         raise AssertionError("accepted %r" % (event,))
+
+
+def test_undo_of_reserve_draws_through_the_journal():
+    try:
+        from dicepod import journal
+    except ImportError:
+        return
+    events, _game = _play(12, 120)
+    checked = 0
+    for k in range(len(events)):
+        if events[k][0] != "add":
+            continue
+        before = ok.fold(events[:k], _settings())
+        undone = ok.fold(journal.effective(events[: k + 1] + [("undo", ())]), _settings())
+        assert _snap(undone) == _snap(before)
+        assert bytes(before.reserves.counts) == bytes(undone.reserves.counts)
+        checked += 1
+    assert checked > 10

@@ -445,3 +445,23 @@ def test_malformed_events_are_value_errors():
         except ValueError:
             continue
         raise AssertionError("accepted %r" % (event,))
+
+
+def test_undo_of_shuffle_and_bag_draw_through_the_journal():
+    try:
+        from dicepod import journal
+    except ImportError:
+        return
+    events, _game = _play(11, 200)
+    checked = 0
+    for k in range(len(events)):
+        if events[k][0] not in ("shuffle", "place"):
+            continue
+        before = ty.fold(events[:k], _settings())
+        undone = ty.fold(journal.effective(events[: k + 1] + [("undo", ())]), _settings())
+        assert _snap(undone) == _snap(before)
+        d, u = before.activation, undone.activation
+        assert bytes(d.pile[: d.n_pile]) == bytes(u.pile[: u.n_pile])  # exact order
+        assert bytes(before.bag.counts) == bytes(undone.bag.counts)  # exact contents
+        checked += 1
+    assert checked > 10
