@@ -35,7 +35,8 @@ const state = {
   powered: true,
   contrast: 255,
   ticks: 0,
-  usbLines: [],
+  usbLines: [], // every line the device sent
+  eventLines: [], // its event lines, each seq once: the log file
   errors: [],
   seed: SEED,
   ready: false,
@@ -115,6 +116,7 @@ function hex(bytes) {
 // ---- OLED ---------------------------------------------------------------------------------------
 
 const geometry = { cell: 8, ox: 0, oy: 0, gap: 1 };
+state.geometry = geometry;
 let drawPending = false;
 
 function fitCanvas() {
@@ -301,6 +303,7 @@ function usbLine(text) {
   if (obj && obj.type === "event") {
     if (seenEvents.has(obj.seq)) return;
     seenEvents.add(obj.seq);
+    state.eventLines.push(text);
     li.className = "event";
     const [kind, data] = obj.event;
     li.append(`#${obj.seq} g${obj.game} `);
@@ -326,7 +329,7 @@ function usbTake() {
 }
 
 $("#download").addEventListener("click", () => {
-  const blob = new Blob([state.usbLines.map((l) => l + "\n").join("")], {
+  const blob = new Blob([state.eventLines.map((l) => l + "\n").join("")], {
     type: "application/x-ndjson",
   });
   const a = document.createElement("a");

@@ -1,0 +1,253 @@
+"""The browser simulator in headless Chromium (Debian's, through Playwright): play a Battle Game
+turn and Tests rolls by pressing the page's buttons and keys, and after every
+press compare
+
+- the frame the firmware drew and the canvas's pixels with the firmware's own rendering of the
+  same session under CPython (tests/support/sim_reference.py: the real App and drivers, the same
+  seeded random bytes: the page's ?seed= hook);
+- the USB panel's events with those the same device sends under CPython (seq, game, event;
+  the ms differ: the browser runs in real time), the hash chain, and the downloaded log with
+  `dicepod verify`;
+- after a reload, that the game resumes from localStorage (same frame as a rebooted reference).
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from dicepod import protocol
+
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SEED = 7
+SETTLE_MS = 350  # after each press: the page ticks every 20 ms, so ~17 ticks
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM),
+        reason="chromium is not installed (./dev test installs it as root: apt-get install "
+        "chromium)",
+    ),
+]
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+from sim_reference import Reference, frame_ascii  # noqa: E402
+
+# (how, button): a Battle Game turn (enter, roll, set aside, stop, actions, heroes, done), back
+# to the menu, into Tests (a new game), target number 4+, roll, a long OK (the game menu), roll.
+SCRIPT = [
+    ("click", "OK"),  # Battle Game
+    ("click", "OK"),  # roll
+    ("click", "OK"),  # set aside the first choice
+    ("click", "UP"),  # the last option: stop rolling
+    ("key", "OK"),  # Battle Actions (Enter)
+    ("click", "OK"),  # Heroes
+    ("click", "UP"),  # advance
+    ("click", "OK"),  # done: end of the turn
+    ("key", "BACK"),  # to the menu (Escape)
+    ("key", "DOWN"),  # Tests (ArrowDown)
+    ("click", "OK"),
+    ("click", "OK"),  # yes, a new game
+    ("click", "DOWN"),
+    ("click", "DOWN"),  # the target number action
+    ("click", "OK"),
+    ("click", "OK"),  # 4+
+    ("click", "UP"),
+    ("click", "UP"),  # the roll action
+    ("click", "OK"),  # roll
+    ("hold", "OK"),  # held: rolls at once (the press), then the game menu (the long press)
+    ("click", "BACK"),  # close the menu
+    ("click", "OK"),  # roll again
+]
+KEYS = {"UP": "ArrowUp", "DOWN": "ArrowDown", "OK": "Enter", "BACK": "Escape"}
+
+# Reads the canvas: the centre of every OLED pixel's cell, lit or not, as a MONO_VLSB frame.
+CANVAS_FRAME_JS = """() => {
+  const c = document.getElementById('screen');
+  const g = window.dicepod.geometry;
+  const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  const half = Math.floor((g.cell - g.gap) / 2);
+  let hex = '';
+  for (let page = 0; page < 8; page++) {
+    for (let x = 0; x < 128; x++) {
+      let byte = 0;
+      for (let bit = 0; bit < 8; bit++) {
+        const px = g.ox + x * g.cell + half, py = g.oy + (page * 8 + bit) * g.cell + half;
+        if (data[(py * c.width + px) * 4] > 100) byte |= 1 << bit;
+      }
+      hex += (byte < 16 ? '0' : '') + byte.toString(16);
+    }
+  }
+  return hex;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    from dicepod_host.sim.server import serve_in_thread
+
+    srv = serve_in_thread()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=LAUNCH_ARGS, timeout=60_000
+        )
+        yield chromium
+        chromium.close()
+
+
+def open_page(context, url, outside):
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.on("request", lambda r: None if r.url.startswith(url) else outside.append(r.url))
+    page.goto(url + "?seed=%d" % SEED)
+    page.wait_for_function(
+        "window.dicepod && (window.dicepod.ready || window.dicepod.errors.length)"
+    )
+    assert page.evaluate("window.dicepod.errors") == []
+    page.wait_for_function('window.dicepod.usbLines.some(l => l.includes(\'"type":"end"\'))')
+    page.wait_for_timeout(200)
+    return page
+
+
+def press(page, how, name):
+    if how == "click":
+        page.click("[data-button=%s]" % name)
+    elif how == "key":
+        page.keyboard.press(KEYS[name])
+    else:  # hold: a long press
+        page.hover("[data-button=%s]" % name)
+        page.mouse.down()
+        page.wait_for_timeout(900)
+        page.mouse.up()
+    page.wait_for_timeout(SETTLE_MS)
+
+
+def check_screen(page, ref, step):
+    want = ref.frame().hex()
+    got = page.evaluate("window.dicepod.frameHex")
+    assert got == want, "%s: the page's frame differs from the firmware's rendering\n%s\n\n%s" % (
+        step,
+        frame_ascii(bytes.fromhex(got)),
+        ref.ascii(),
+    )
+    canvas = page.evaluate(CANVAS_FRAME_JS)
+    assert canvas == want, "%s: the canvas does not show the frame\n%s" % (
+        step,
+        frame_ascii(bytes.fromhex(canvas)),
+    )
+
+
+def panel_events(page):
+    lines = page.eval_on_selector_all("#usb li.event", "els => els.map(e => e.dataset.line)")
+    return [protocol.parse(line) for line in lines]
+
+
+def key(obj):
+    return (obj["seq"], obj["game"], obj["event"])
+
+
+def reference_events(ref):
+    seen = {}
+    for line in ref.out.lines():
+        obj = protocol.parse(line)
+        if obj["type"] == "event":
+            seen.setdefault(obj["seq"], obj)
+    return [seen[seq] for seq in sorted(seen)]
+
+
+def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
+    outside = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    try:
+        page = open_page(context, server.url, outside)
+        ref = Reference(SEED)
+        check_screen(page, ref, "start")
+        for i, (how, name) in enumerate(SCRIPT):
+            press(page, how, name)
+            if how == "hold":
+                ref.hold(name, 900, SETTLE_MS)
+            else:
+                ref.press(name, SETTLE_MS)
+            check_screen(page, ref, "step %d (%s %s)" % (i + 1, how, name))
+
+        # The session played what the script says (so a changed UI cannot make this vacuous).
+        want = reference_events(ref)
+        kinds = [(o["game"], o["event"][0]) for o in want]
+        assert (1, "roll") in kinds and (1, "set_aside") in kinds and (1, "end_turn") in kinds
+        assert (2, "new_game") in kinds and (2, "tn") in kinds
+        assert len([k for k in kinds if k == (2, "roll")]) == 3
+
+        # The USB panel: the same events as the device under CPython, in a valid hash chain.
+        got = panel_events(page)
+        assert [key(o) for o in got] == [key(o) for o in want]
+        prev = "00000000"
+        for obj in got:
+            assert obj["prev"] == prev, "chain broken at seq %d" % obj["seq"]
+            prev = protocol.chain_hash(obj)
+
+        # The downloaded log is what `dicepod verify` accepts.
+        with page.expect_download() as info:
+            page.click("#download")
+        log = tmp_path / "sim.jsonl"
+        info.value.save_as(log)
+        lines = log.read_text().splitlines()
+        assert [protocol.parse(line) for line in lines] == got
+        from dicepod_host.cli import main
+
+        assert main(["verify", str(log)]) == 0
+
+        # A reload resumes the game from localStorage, as a reboot does on the device.
+        page.reload()
+        page.wait_for_function("window.dicepod && window.dicepod.ready")
+        page.wait_for_function('window.dicepod.usbLines.some(l => l.includes(\'"type":"end"\'))')
+        page.wait_for_timeout(SETTLE_MS)
+        ref.start()
+        check_screen(page, ref, "after reload")
+        assert [key(o) for o in panel_events(page)] == [key(o) for o in want]
+        journal = page.evaluate("localStorage.getItem('dicepod.sim.seed%d.journal')" % SEED)
+        from dicepod import journal as journal_module
+
+        assert [journal_module.decode(line.encode() + b"\n")[1] for line in journal.splitlines()]
+        assert len(journal.splitlines()) == len(want)
+        assert page.evaluate("window.dicepod.errors") == []
+    finally:
+        context.close()
+    assert outside == [], "the page fetched from outside the local server"
+
+
+def test_page_serves_only_local_files(server):
+    from urllib.error import HTTPError
+    from urllib.request import urlopen
+
+    with urlopen(server.url + "bundle.json", timeout=10) as r:
+        bundle = json.loads(r.read())
+    assert "main.py" in bundle["firmware"] and "dicepod/app.py" in bundle["firmware"]
+    assert "simboard.py" in bundle["sim"]
+    with urlopen(server.url + "mp/micropython.wasm", timeout=10) as r:
+        assert r.headers["Content-Type"] == "application/wasm"
+    for bad in ("mp/../package.json", "../pyproject.toml", "mp/%2e%2e/x", "nope.js"):
+        with pytest.raises(HTTPError):
+            urlopen(server.url + bad, timeout=10)
