@@ -11,6 +11,7 @@ press compare
 - after a reload, that the game resumes from localStorage (same frame as a rebooted reference).
 """
 
+import base64
 import json
 import os
 import sys
@@ -244,8 +245,13 @@ def test_page_serves_only_local_files(server):
 
     with urlopen(server.url + "bundle.json", timeout=10) as r:
         bundle = json.loads(r.read())
-    assert "main.py" in bundle["firmware"] and "dicepod/app.py" in bundle["firmware"]
+    # As deploy puts it on a Pico: main.py as source, the modules as .mpy.
+    assert "main.py" in bundle["firmware"] and "dicepod/app.py" not in bundle["firmware"]
+    assert base64.b64decode(bundle["mpy"]["dicepod/app.mpy"])[:1] == b"M"
     assert "simboard.py" in bundle["sim"]
+    with urlopen(server.url + "bundle.json?source=1", timeout=10) as r:
+        sources = json.loads(r.read())
+    assert "dicepod/app.py" in sources["firmware"] and not sources["mpy"]
     with urlopen(server.url + "mp/micropython.wasm", timeout=10) as r:
         assert r.headers["Content-Type"] == "application/wasm"
     for bad in ("mp/../package.json", "../pyproject.toml", "mp/%2e%2e/x", "nope.js"):

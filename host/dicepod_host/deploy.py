@@ -15,7 +15,6 @@ The player's data (journal.log, settings.json at the root) is never touched.
 """
 
 import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -386,8 +385,3 @@ def start_main(port, timeout=5.0):
     finally:
         link.close()
     return b"soft reboot" in seen
-
-
-def env_port():
-    """The default port: $DICEPOD_PORT or auto."""
-    return os.environ.get("DICEPOD_PORT", "auto")

@@ -1,16 +1,16 @@
 """`dicepod deploy`: compile the firmware to .mpy and copy it to a Pico with mpremote (a clean,
 hash-checked copy; the journal and settings on the board are kept), then start it."""
 
+import os
+
 HELP = "compile the firmware and copy it to a connected Pico (clean copy, hashes checked)"
 
 
 def add_arguments(parser):
     """Options: --port."""
-    from dicepod_host.deploy import env_port
-
     parser.add_argument(
         "--port",
-        default=env_port(),
+        default=os.environ.get("DICEPOD_PORT", "auto"),
         help="serial port of the Pico, or `auto` to find it by USB vendor id (default: "
         "$DICEPOD_PORT or auto)",
     )

