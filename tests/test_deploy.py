@@ -151,3 +151,15 @@ def test_deploy_messages_for_no_board_and_version_mismatch(board, tmp_path, monk
     with pytest.raises(UserError, match="reads format 5"):
         deploy.check_compatible("micropython", "1.28.0", 5, "1.28.0", 6)
     deploy.check_compatible("micropython", "1.28.0", 774, "1.28.0", 6)
+
+
+def test_doctor_reports_each_tool_and_verb(capsys):
+    from dicepod_host.cli import main
+
+    code = main(["doctor"])
+    out = capsys.readouterr().out
+    for name in ("mpy-cross", "mpremote", "node", "micropython-webassembly-pyscript", "Pico"):
+        assert name in out
+    assert re.search(r"^sim +ready$", out, re.M), out
+    assert re.search(r"^deploy +(ready|lacks Pico)$", out, re.M), out
+    assert code == 0, out

@@ -14,6 +14,8 @@ press compare
 import base64
 import json
 import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -35,14 +37,10 @@ LAUNCH_ARGS = [
 SEED = 7
 SETTLE_MS = 350  # after each press: the page ticks every 20 ms, so ~17 ticks
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM),
-        reason="chromium is not installed (./dev test installs it as root: apt-get install "
-        "chromium)",
-    ),
-]
+needs_chromium = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM),
+    reason="chromium is not installed (./dev test installs it as root: apt-get install chromium)",
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
@@ -179,6 +177,8 @@ def reference_events(ref):
     return [seen[seq] for seq in sorted(seen)]
 
 
+@pytest.mark.browser
+@needs_chromium
 def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
     outside = []
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
@@ -257,3 +257,35 @@ def test_page_serves_only_local_files(server):
     for bad in ("mp/../package.json", "../pyproject.toml", "mp/%2e%2e/x", "nope.js"):
         with pytest.raises(HTTPError):
             urlopen(server.url + bad, timeout=10)
+
+
+def test_sim_command_serves_and_prints_its_address_without_a_display():
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    cmd = [sys.executable, "-m", "dicepod_host.cli", "sim", "--port", "0", "--open"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first = proc.stdout.readline()
+        second = proc.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", first).group(0)
+        assert "no display" in second and url in second
+        from urllib.request import urlopen
+
+        with urlopen(url, timeout=10) as r:
+            assert b"dicepod simulator" in r.read()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_sim_command_names_a_busy_port():
+    import socket
+
+    from dicepod_host.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["sim", "--port", str(port)]) == 1
