@@ -132,16 +132,23 @@ def open_page(context, url, outside):
 
 
 def press(page, how, name):
+    """Press like a player; then let at least SETTLE_MS of device time and 8 ticks pass (a
+    loaded machine slows the page's timer, never skips a press: the page latches clicks)."""
     if how == "click":
         page.click("[data-button=%s]" % name)
     elif how == "key":
         page.keyboard.press(KEYS[name])
-    else:  # hold: a long press
+    else:  # hold: a long press, down for 900 ms of the device's clock
         page.hover("[data-button=%s]" % name)
+        start = page.evaluate("window.dicepod.elapsed")
         page.mouse.down()
-        page.wait_for_timeout(900)
+        page.wait_for_function("window.dicepod.elapsed >= %d" % (start + 900))
         page.mouse.up()
-    page.wait_for_timeout(SETTLE_MS)
+    ticks, elapsed = page.evaluate("[window.dicepod.ticks, window.dicepod.elapsed]")
+    page.wait_for_function(
+        "window.dicepod.ticks >= %d && window.dicepod.elapsed >= %d"
+        % (ticks + 8, elapsed + SETTLE_MS)
+    )
 
 
 def check_screen(page, ref, step):

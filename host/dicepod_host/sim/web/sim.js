@@ -35,7 +35,8 @@ const state = {
   frames: 0,
   powered: true,
   contrast: 255,
-  ticks: 0,
+  ticks: 0, // app.tick calls so far
+  elapsed: 0, // ms handed to app.tick so far (the device's clock)
   usbLines: [], // every line the device sent
   eventLines: [], // its event lines, each seq once: the log file
   errors: [],
@@ -449,6 +450,7 @@ async function boot() {
     try {
       tick(dt);
       state.ticks += 1;
+      state.elapsed += dt;
     } catch (err) {
       stopped = true;
       clearInterval(timer);
