@@ -79,13 +79,14 @@ CANVAS_FRAME_JS = """() => {
   const c = document.getElementById('screen');
   const g = window.dicepod.geometry;
   const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-  const half = Math.floor((g.cell - g.gap) / 2);
+  const mid = (origin, i) => origin + Math.floor(
+    (Math.round(i * g.cell) + Math.round((i + 1) * g.cell) - g.gap) / 2);
   let hex = '';
   for (let page = 0; page < 8; page++) {
     for (let x = 0; x < 128; x++) {
       let byte = 0;
       for (let bit = 0; bit < 8; bit++) {
-        const px = g.ox + x * g.cell + half, py = g.oy + (page * 8 + bit) * g.cell + half;
+        const px = mid(g.ox, x), py = mid(g.oy, page * 8 + bit);
         if (data[(py * c.width + px) * 4] > 100) byte |= 1 << bit;
       }
       hex += (byte < 16 ? '0' : '') + byte.toString(16);
@@ -226,6 +227,13 @@ def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
         from dicepod_host.cli import main
 
         assert main(["verify", str(log)]) == 0
+
+        # A narrow window: a smaller canvas (fractional cells, no gaps) still shows the frame.
+        page.set_viewport_size({"width": 420, "height": 800})
+        page.wait_for_function("window.dicepod.geometry.cell < 4")
+        page.wait_for_timeout(200)
+        check_screen(page, ref, "narrow window")
+        page.set_viewport_size({"width": 1280, "height": 900})
 
         # A reload resumes the game from localStorage, as a reboot does on the device.
         page.reload()

@@ -25,6 +25,7 @@ const ctx = canvas.getContext("2d", { alpha: false });
 const statusEl = $("#status");
 const errorEl = $("#error");
 const usbList = $("#usb");
+const hintEl = $("#hint");
 
 const state = {
   started: performance.now(),
@@ -131,26 +132,31 @@ function fitCanvas() {
     canvas.width = width;
     canvas.height = height;
   }
-  const cell = Math.max(1, Math.floor(Math.min(width / W, height / H)));
+  // Whole device pixels per OLED pixel when they are big enough to show a gap between them;
+  // a small canvas uses a fractional size (cells of uneven width, no gap) rather than waste it.
+  const fit = Math.min(width / W, height / H);
+  const cell = fit >= 4 ? Math.floor(fit) : Math.max(1, fit);
   geometry.cell = cell;
   geometry.ox = Math.floor((width - cell * W) / 2);
   geometry.oy = Math.floor((height - cell * H) / 2);
   geometry.gap = cell >= 4 ? Math.max(1, Math.round(cell * 0.12)) : 0;
 }
 
+// Left edge of OLED column x (or top of row y) on the canvas.
+const edge = (origin, i) => origin + Math.round(i * geometry.cell);
+
 function draw() {
   drawPending = false;
   const { cell, ox, oy, gap } = geometry;
-  const size = cell - gap;
   ctx.fillStyle = "#000";
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   if (!state.powered) return;
   if (gap) {
     // the unlit pixels, faintly: the grid of a real panel
     ctx.fillStyle = "#0b0f14";
-    for (let y = 0; y < H; y++) ctx.fillRect(ox, oy + y * cell, cell * W - gap, size);
+    for (let y = 0; y < H; y++) ctx.fillRect(ox, edge(oy, y), cell * W - gap, cell - gap);
     ctx.fillStyle = "#000";
-    for (let x = 1; x < W; x++) ctx.fillRect(ox + x * cell - gap, oy, gap, cell * H);
+    for (let x = 1; x < W; x++) ctx.fillRect(edge(ox, x) - gap, oy, gap, cell * H);
   }
   ctx.fillStyle = "#bfeaff";
   const frame = state.frame;
@@ -158,8 +164,12 @@ function draw() {
     for (let x = 0; x < W; x++) {
       const byte = frame[page * W + x];
       if (!byte) continue;
+      const left = edge(ox, x);
+      const w = edge(ox, x + 1) - left - gap;
       for (let bit = 0; bit < 8; bit++) {
-        if (byte & (1 << bit)) ctx.fillRect(ox + x * cell, oy + (page * 8 + bit) * cell, size, size);
+        if (!(byte & (1 << bit))) continue;
+        const top = edge(oy, page * 8 + bit);
+        ctx.fillRect(left, top, w, edge(oy, page * 8 + bit + 1) - top - gap);
       }
     }
   }
@@ -343,6 +353,15 @@ $("#download").addEventListener("click", () => {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 });
 
+// Two tabs on one simulated device would interleave two journals: the older tab stops.
+window.addEventListener("storage", (e) => {
+  if (e.key === PREFIX + "journal" && !stopped) {
+    stopped = true;
+    showError("This simulated device is now running in another tab: this tab has stopped. " +
+      "Reload to take it over.");
+  }
+});
+
 $("#reset").addEventListener("click", () => {
   if (!confirm("Forget this simulated device's journal and settings?")) return;
   stopped = true;
@@ -362,6 +381,7 @@ const simjs = {
     state.powered = !!on;
     applyContrast();
     requestDraw();
+    hintEl.textContent = on ? "" : "The display is off (power saving): press any button.";
   },
   buttons: () => {
     const raw = held | latched;
