@@ -55,6 +55,7 @@ class Ingest:
         self.outbox = []  # command lines to send
         self.last_ping = None
         self.pending = 0  # events stored since the last commit
+        self.last_event = clock()  # when the last event line arrived (for idle_exit)
         self.counts = {
             "lines": 0,
             "new": 0,
@@ -158,6 +159,7 @@ class Ingest:
 
     def _event(self, obj):
         device = obj["dev"]
+        self.last_event = self.clock()
         if self.device is None:
             self.device = device
         state = self._state(device)
@@ -255,7 +257,7 @@ class Unplugged(Exception):
 
 
 def run(spec, store, view=None, clock=time.monotonic, sleep=time.sleep, idle_exit=None):
-    """Log from the port until Ctrl-C (or idle_exit seconds without bytes); return the Ingest.
+    """Log from the port until Ctrl-C (or idle_exit seconds without events); return the Ingest.
 
     spec: "auto", a device path or a pyserial URL. view: object with update(ingest) and
     event(obj) (the live view), or None. SIGUSR1 simulates an unplug (close and reopen).
@@ -277,7 +279,6 @@ def run(spec, store, view=None, clock=time.monotonic, sleep=time.sleep, idle_exi
     first = True
     wait = BACKOFF[0]
     last_commit = clock()
-    last_data = clock()
     port = None
     try:
         while True:
@@ -302,9 +303,8 @@ def run(spec, store, view=None, clock=time.monotonic, sleep=time.sleep, idle_exi
                     data = port.read(max(1, port.in_waiting))
                     now = clock()
                     if data:
-                        last_data = now
                         ingest.feed(data)
-                    elif idle_exit is not None and now - last_data >= idle_exit:
+                    elif idle_exit is not None and now - ingest.last_event >= idle_exit:
                         return ingest
                     ingest.tick()
                     if ingest.pending and (

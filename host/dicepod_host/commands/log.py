@@ -31,7 +31,7 @@ def add_arguments(parser):
         "--idle-exit",
         type=float,
         metavar="SECONDS",
-        help="stop after this many seconds without data (for scripts)",
+        help="stop after this many seconds without an event (for scripts)",
     )
 
 
