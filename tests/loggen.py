@@ -81,3 +81,24 @@ def build(games, dev=DEV, ms_step=700):
 def standard(dev=DEV):
     """Two free games and two battle games: (storage, protocol lines)."""
     return build([free_game(1), battle_game(2), free_game(3, rolls=8), battle_game(4)], dev)
+
+
+def tests_game(seed=1, rolls=30):
+    """A Tests game: a target number, then rolls of 1-6 dice, changing the TN now and then."""
+    from dicepod.rules import tests as rules
+
+    rng = Seeded(seed)
+    game = rules.Game(None)
+    events = [("new_game", ("tests",))] + _settings_events(rules)
+    for event in events:
+        game.apply(event)
+
+    def play(event):
+        game.apply(event)
+        events.append(event)
+
+    for i in range(rolls):
+        if i % 10 == 0:
+            play(("tn", (2 + rng.randbelow(5),)))
+        play(rules.roll(game, 1 + rng.randbelow(6), rng.randbelow))
+    return events

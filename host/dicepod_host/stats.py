@@ -1,0 +1,336 @@
+"""`dicepod stats`'s engine: what logged dice did, against what exact odds say they should.
+
+Shell (reads logs; charts with matplotlib). Over any set of logs (databases, JSONL or CSV
+exports; see dicepod_host.verify.load), using each game's effective events (undo applied):
+- faces: every freshly rolled die of every mode (dicepod_host.verify.fresh_faces), counts per
+  face, Pearson's chi-square against a fair die (5 degrees of freedom) and its p-value;
+- Battle Game: how often a Battle Roll of six dice held each kind of scoring roll, and how often
+  it was a bust, against the exact probabilities (odds module and counting multisets); busts of
+  every roll and re-roll against the sum of their exact bust chances (dicepod.rules.odds.bust,
+  the same numbers the device shows);
+- Tests: per final Target Number, dice rolled and successes against the exact rate
+  (dicepod.rules.tests.p_success).
+"""
+
+import math
+
+from dicepod.rules import battle, dice, modes, odds
+from dicepod.rules import tests as tests_rules
+from dicepod.settings import Settings
+from dicepod_host.verify import Problem, effective_pairs, fresh_faces
+
+FAIR_DF = 5
+
+
+# --- exact statistics helpers ---------------------------------------------------------------
+
+
+def gammaincc(a, x):
+    """Regularized upper incomplete gamma Q(a, x) (series / continued fraction)."""
+    if x <= 0:
+        return 1.0
+    gln = math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(1000):
+            ap += 1
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(-x + a * math.log(x) - gln))
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(-x + a * math.log(x) - gln) * h)
+
+
+def chi_square(observed, expected):
+    """Return Pearson's chi-square of observed counts against expected counts."""
+    return sum((o - e) ** 2 / e for o, e in zip(observed, expected) if e > 0)
+
+
+def p_value(chi2, df):
+    """Return P(X >= chi2) for a chi-square variable with df degrees of freedom."""
+    return gammaincc(df / 2.0, chi2 / 2.0)
+
+
+def _battle_roll_odds():
+    """Exact P(a six-dice roll holds each kind of scoring roll) and P(bust), as floats."""
+    kinds = [0] * len(battle.KINDS)
+    for multiset in dice.multisets(6):
+        weight = dice.multinomial(dice.counts(multiset))
+        seen = set()
+        for combo in battle.scoring(multiset):
+            seen.add(battle.kind_index(combo))
+        for k in seen:
+            kinds[k] += weight
+    total = 6**6
+    num, den = odds.bust(6)
+    return [k / total for k in kinds], num / den
+
+
+# --- collecting ----------------------------------------------------------------------------
+
+
+class Stats:
+    """Counts gathered from games, and the report built from them."""
+
+    def __init__(self):
+        self.games = 0
+        self.events = 0
+        self.modes = {}
+        self.faces = [0] * 7  # faces[1..6]
+        self.battle_rolls = 0  # six-dice Battle Rolls
+        self.battle_kinds = [0] * len(battle.KINDS)
+        self.battle_roll_busts = 0
+        self.bust_trials = 0  # rolls and re-rolls whose bust chance is known
+        self.busts = 0
+        self.bust_expected = 0.0
+        self.bust_variance = 0.0
+        self.tests = {}  # final TN -> [dice, successes]
+        self.skipped = []  # notes: games that could not be folded
+
+    def add_game(self, device, game_id, mode, pairs):
+        """Add one game's effective (seq, event) pairs."""
+        self.games += 1
+        self.events += len(pairs)
+        self.modes[mode] = self.modes.get(mode, 0) + 1
+        for _seq, event in pairs:
+            for face in fresh_faces(mode, event):
+                if isinstance(face, int) and 1 <= face <= 6:
+                    self.faces[face] += 1
+        if mode == "battle":
+            self._battle(device, game_id, pairs)
+        elif mode == "tests":
+            self._tests(device, game_id, pairs)
+
+    def _fold(self, mode, device, game_id):
+        try:
+            module = modes.module(mode)
+            return module.Game(Settings(module.SETTINGS))
+        except Exception as err:  # a missing or broken rules module: counts only
+            self.skipped.append("device %s game %d: %s" % (device, game_id, err))
+            return None
+
+    def _battle(self, device, game_id, pairs):
+        game = self._fold("battle", device, game_id)
+        if game is None:
+            return
+        for seq, event in pairs:
+            kind, data = event
+            p = None
+            try:
+                kcs = game.settings.get(battle.KEPT_CAN_SCORE)
+                if kind == "roll" and len(data) == 6:
+                    p = odds.bust(6, (), kcs)
+                    self.battle_rolls += 1
+                    seen = {battle.kind_index(c) for c in battle.scoring(data)}
+                    for k in seen:
+                        self.battle_kinds[k] += 1
+                    if not seen:
+                        self.battle_roll_busts += 1
+                elif kind == "reroll" and data:
+                    k = data[0]
+                    kept = tuple(data[1 : 1 + k])
+                    p = odds.bust(len(data) - 1 - k, kept, kcs)
+                game.apply(event)
+            except Exception as err:  # an illegal event ends this game's analysis
+                self.skipped.append("device %s game %d seq %d: %s" % (device, game_id, seq, err))
+                return
+            if p is not None:
+                q = p[0] / p[1]
+                self.bust_trials += 1
+                self.bust_expected += q
+                self.bust_variance += q * (1 - q)
+                if game.phase == battle.BUST:
+                    self.busts += 1
+
+    def _tests(self, device, game_id, pairs):
+        game = self._fold("tests", device, game_id)
+        if game is None:
+            return
+        for seq, event in pairs:
+            kind, data = event
+            try:
+                game.apply(event)
+            except Exception as err:  # an illegal event ends this game's analysis
+                self.skipped.append("device %s game %d seq %d: %s" % (device, game_id, seq, err))
+                return
+            tn = game.tn_final
+            if kind == "roll" and tn:
+                row = self.tests.setdefault(tn, [0, 0])
+                row[0] += len(data)
+                row[1] += sum(1 for f in data if tests_rules.is_success(f, tn))
+
+    # --- report ---------------------------------------------------------------------------------
+
+    def report(self):
+        """Return the statistics as a JSON-able dict."""
+        total = sum(self.faces[1:])
+        out = {"games": self.games, "events": self.events, "modes": dict(self.modes)}
+        faces = {"counts": self.faces[1:], "dice": total}
+        if total:
+            chi2 = chi_square(self.faces[1:], [total / 6.0] * 6)
+            faces.update(chi_square=chi2, df=FAIR_DF, p_value=p_value(chi2, FAIR_DF))
+            faces["fair_at_1pc"] = faces["p_value"] >= 0.01
+        out["faces"] = faces
+        if self.battle_rolls or self.bust_trials:
+            kind_p, bust_p = _battle_roll_odds()
+            rows = []
+            for i, name in enumerate(battle.KINDS):
+                rows.append(
+                    {
+                        "kind": name,
+                        "observed": self.battle_kinds[i],
+                        "rate": self.battle_kinds[i] / self.battle_rolls
+                        if self.battle_rolls
+                        else None,
+                        "exact": kind_p[i],
+                    }
+                )
+            rows.append(
+                {
+                    "kind": "bust",
+                    "observed": self.battle_roll_busts,
+                    "rate": self.battle_roll_busts / self.battle_rolls
+                    if self.battle_rolls
+                    else None,
+                    "exact": bust_p,
+                }
+            )
+            sd = math.sqrt(self.bust_variance) if self.bust_variance else 0.0
+            out["battle"] = {
+                "battle_rolls": self.battle_rolls,
+                "kinds": rows,
+                "busts": {
+                    "trials": self.bust_trials,
+                    "observed": self.busts,
+                    "expected": self.bust_expected,
+                    "z": (self.busts - self.bust_expected) / sd if sd else None,
+                },
+            }
+        if self.tests:
+            rows = []
+            for tn in sorted(self.tests):
+                n, hits = self.tests[tn]
+                num, den = tests_rules.p_success(tn)
+                rows.append(
+                    {
+                        "tn": tn,
+                        "dice": n,
+                        "successes": hits,
+                        "rate": hits / n if n else None,
+                        "exact": num / den,
+                    }
+                )
+            out["tests"] = rows
+        if self.skipped:
+            out["notes"] = self.skipped[:50]
+        return out
+
+
+def collect(records, mode=None, device=None):
+    """Build Stats from verify.load() records (problems are skipped; run verify for those)."""
+    by_device = {}
+    for _line, obj in records:
+        if isinstance(obj, Problem):
+            continue
+        if device is not None and obj["dev"] != device:
+            continue
+        by_device.setdefault(obj["dev"], {})[obj["seq"]] = obj
+    stats = Stats()
+    for dev in sorted(by_device):
+        current = None  # [game id, mode, [(seq, event)]]
+        for seq in sorted(by_device[dev]):
+            obj = by_device[dev][seq]
+            event = obj["event"]
+            if event[0] == "new_game":
+                _finish(stats, dev, current, mode)
+                current = [obj["game"], event[1][0] if event[1] else "?", []]
+            if current is not None and obj["game"] == current[0]:
+                current[2].append((seq, event))
+        _finish(stats, dev, current, mode)
+    return stats
+
+
+def _finish(stats, device, current, mode):
+    if current is None or (mode is not None and current[1] != mode):
+        return
+    stats.add_game(device, current[0], current[1], effective_pairs(current[2]))
+
+
+# --- charts --------------------------------------------------------------------------------------
+
+
+def charts(report, directory):
+    """Write PNG charts of a report into directory; return the paths written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    faces = report["faces"]
+    if faces["dice"]:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.bar(range(1, 7), faces["counts"], color="#4a7ab5", label="rolled")
+        ax.axhline(faces["dice"] / 6.0, color="#c0392b", linestyle="--", label="fair die")
+        ax.set_xlabel("face")
+        ax.set_ylabel("count")
+        ax.set_title(
+            "%d dice: chi-square %.2f, p = %.3f"
+            % (faces["dice"], faces["chi_square"], faces["p_value"])
+        )
+        ax.legend()
+        written.append(_save(fig, plt, directory / "faces.png"))
+    if "battle" in report and report["battle"]["battle_rolls"]:
+        rows = report["battle"]["kinds"]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        xs = range(len(rows))
+        ax.bar([x - 0.2 for x in xs], [r["rate"] for r in rows], width=0.4, label="logged")
+        ax.bar([x + 0.2 for x in xs], [r["exact"] for r in rows], width=0.4, label="exact")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r["kind"].replace("_", " ") for r in rows])
+        ax.set_ylabel("share of Battle Rolls")
+        ax.set_title(
+            "Battle Rolls (%d): scoring rolls and busts" % report["battle"]["battle_rolls"]
+        )
+        ax.legend()
+        written.append(_save(fig, plt, directory / "battle.png"))
+    if "tests" in report:
+        rows = report["tests"]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        xs = range(len(rows))
+        ax.bar([x - 0.2 for x in xs], [r["rate"] for r in rows], width=0.4, label="logged")
+        ax.bar([x + 0.2 for x in xs], [r["exact"] for r in rows], width=0.4, label="exact")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(["%d+" % r["tn"] for r in rows])
+        ax.set_ylabel("success rate per die")
+        ax.set_title("Tests: success rate by Target Number")
+        ax.legend()
+        written.append(_save(fig, plt, directory / "tests.png"))
+    return written
+
+
+def _save(fig, plt, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,55 @@
+"""dicepod stats: exact odds, chi-square p-values, counts from logged games, charts."""
+
+import json
+import math
+
+import loggen
+
+from dicepod_host import stats
+from dicepod_host.cli import main
+
+
+def test_p_values_match_known_chi_square_tables():
+    # upper-tail critical values: (df, chi2, p)
+    for df, chi2, p in ((5, 15.086, 0.01), (5, 11.070, 0.05), (1, 3.841, 0.05), (10, 23.209, 0.01)):
+        assert math.isclose(stats.p_value(chi2, df), p, rel_tol=2e-3), (df, chi2)
+    assert stats.p_value(0.0, 5) == 1.0
+    assert stats.p_value(1000.0, 5) < 1e-100
+
+
+def test_exact_battle_roll_odds():
+    kinds, bust = stats._battle_roll_odds()
+    # P(at least one six in six dice) = 1 - (5/6)^6
+    assert math.isclose(kinds[0], 1 - (5 / 6) ** 6)
+    assert 0 < bust < 0.1 and all(0 < k < 1 for k in kinds)
+
+
+def test_counts_from_games(tmp_path, capsys):
+    _storage, lines = loggen.build(
+        [loggen.free_game(1, 40), loggen.battle_game(2, 30), loggen.tests_game(3, 40)]
+    )
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert main(["stats", str(path), "--json", "--png", str(tmp_path / "png")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["games"] == 3 and report["modes"] == {"free": 1, "battle": 1, "tests": 1}
+    faces = report["faces"]
+    assert sum(faces["counts"]) == faces["dice"] > 200
+    assert 0 <= faces["p_value"] <= 1
+    assert report["battle"]["battle_rolls"] > 0
+    assert {r["tn"] for r in report["tests"]} <= {2, 3, 4, 5, 6}
+    for name in ("faces.png", "battle.png", "tests.png"):
+        assert (tmp_path / "png" / name).stat().st_size > 1000
+    assert main(["stats", str(path), "--mode", "tests"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1 game(s)") and "Tests (per die)" in out
+
+
+def test_a_loaded_die_is_not_fair(tmp_path, capsys):
+    events = [("new_game", ("free",)), ("set", ("free.dice", 6))]
+    events += [("roll", (6, 6, 6, 1, 2, 3))] * 200
+    _storage, lines = loggen.build([events])
+    path = tmp_path / "loaded.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert main(["stats", str(path)]) == 0
+    assert "NOT fair" in capsys.readouterr().out
