@@ -1,11 +1,10 @@
 """A test Board of the documented shape (docs/ARCHITECTURE.md) for the app and screen tests:
 a framebuf.FrameBuffer display with a counting show(), a button feeder, scripted or seeded
-randbelow, MemoryStorage, no USB. Runs on CPython (host/framebuf.py) and MicroPython alike."""
+randbelow, a list-of-lines storage, no USB. Runs on CPython (host/framebuf.py) and
+MicroPython alike."""
 
 import framebuf
 from seeded import Seeded
-
-from dicepod.drivers.storage import MemoryStorage
 
 UP = 1
 DOWN = 2
@@ -15,6 +14,58 @@ LONG_UP = 16
 LONG_DOWN = 32
 LONG_OK = 64
 LONG_BACK = 128
+
+
+class LineStorage:
+    """The storage interface (dicepod.drivers.storage) over a list of lines: like
+    MemoryStorage, but a long journal needs no single growing buffer (which fragments a small
+    MicroPython heap). journal() returns the bytes."""
+
+    def __init__(self, journal=b"", settings=None):
+        self.rows = []
+        self.total = 0
+        self.settings = settings
+        start = 0
+        while start < len(journal):
+            end = journal.find(b"\n", start)
+            end = len(journal) if end < 0 else end + 1
+            self.append(journal[start:end])
+            start = end
+
+    def append(self, line):
+        self.rows.append(bytes(line))
+        self.total += len(line)
+
+    def lines(self, start=0):
+        offset = 0
+        for row in self.rows:
+            if offset >= start:
+                yield row
+            offset += len(row)
+
+    def truncate(self, size):
+        offset = 0
+        keep = []
+        for row in self.rows:
+            if offset + len(row) <= size:
+                keep.append(row)
+            elif offset < size:
+                keep.append(row[: size - offset])
+            offset += len(row)
+        self.rows = keep
+        self.total = min(self.total, size)
+
+    def size(self):
+        return self.total
+
+    def journal(self):
+        return b"".join(self.rows)
+
+    def load_settings(self):
+        return self.settings
+
+    def save_settings(self, data):
+        self.settings = bytes(data)
 
 
 class Display(framebuf.FrameBuffer):
@@ -65,16 +116,17 @@ class Power:
 class Board:
     """The test board; storage may be shared between boards (a reset = a new Board + App)."""
 
-    def __init__(self, storage=None, seed=1, randbelow=None):
+    def __init__(self, storage=None, seed=1, randbelow=None, strict=True):
         self.display = Display()
         self.buttons = Buttons()
         self.rng = Seeded(seed)
         self.randbelow = randbelow or self.rng.randbelow
-        self.storage = storage if storage is not None else MemoryStorage()
+        self.storage = storage if storage is not None else LineStorage()
         self.power = Power()
         self.usb = None
         self.device_id = "test"
         self.clock = 0
+        self.strict = strict
 
     def ticks_ms(self):
         return self.clock
@@ -87,11 +139,14 @@ class Board:
 
 
 def press(app, *codes):
-    """Press each button in turn (one tick each), then one idle tick."""
+    """Press each button in turn (one tick each), then one idle tick. On a strict board
+    (the default) a crash screen raises RuntimeError with the crash text."""
     for code in codes:
         app.board.buttons.queue.append(code)
         app.tick(20)
     app.tick(20)
+    if app.board.strict and type(app.stack[-1]).__name__ == "CrashScreen":
+        raise RuntimeError("crash: " + " | ".join(app.stack[-1].lines))
 
 
 def idle(app, ticks=1, dt=20):

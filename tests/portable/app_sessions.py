@@ -29,6 +29,9 @@ def menu(app, mode_or_row):
     press(app, LONG_UP_OR_TOP)
     while screen.items[screen.cursor] != title:
         press(app, DOWN)
+        guard += 1
+        if guard > 40:
+            raise RuntimeError("no menu row %s" % title)
     press(app, OK)
     if top(app) == "Confirm":  # ending the game in progress
         press(app, OK)
@@ -53,8 +56,12 @@ def act(app, label, snap=_nothing):
     labels = [a[0] for a in screen.actions]
     if label not in labels:
         raise RuntimeError("no action %s in %s" % (label, labels))
+    guard = 0
     while screen.actions[screen.index][0] != label:
         press(app, DOWN)
+        guard += 1
+        if guard > 40:
+            raise RuntimeError("cannot reach %s" % label)
     press(app, OK)
     answer(app, snap)
 
@@ -356,3 +363,53 @@ def every_mode(app, snap=_nothing):
     orks_session(app, snap)
     extras_session(app, snap)
 
+
+def file_storage(name):
+    """A FileStorage in a fresh directory under /tmp (the journal on disk, not in RAM, as on
+    the Pico; CPython and the MicroPython unix port alike)."""
+    import os
+
+    from dicepod.drivers.storage import FileStorage
+
+    root = "/tmp/dicepod-test-%s" % name
+    try:
+        os.mkdir(root)
+    except OSError:
+        pass
+    for leaf in ("journal.log", "journal.log.tmp", "settings.json", "settings.json.tmp"):
+        try:
+            os.remove(root + "/" + leaf)
+        except OSError:
+            pass
+    return FileStorage(root)
+
+
+def run_recorded(session, seed=11, storage=None):
+    """Run one session on a fresh test board; return (app, [(screen name, crc32 of the
+    display's bytes), ...]) for every snap: equal lists mean equal pixels."""
+    import binascii
+
+    from app_board import Board
+
+    from dicepod.app import App
+
+    app = App(Board(seed=seed, storage=storage))
+    app.start()
+    shots = []
+
+    def snap(name):
+        crc = binascii.crc32(bytes(app.board.display.buffer)) & 0xFFFFFFFF
+        shots.append([name, "%08x" % crc])
+
+    session(app, snap)
+    return app, shots
+
+
+def journal_kinds(app):
+    """The kinds of every event in the journal, in order (for assertions)."""
+    from dicepod import journal
+
+    kinds = []
+    for _offset, entry, _body in journal.read_entries(app.storage):
+        kinds.append(entry[3][0])
+    return kinds

@@ -1,0 +1,28 @@
+"""The free session through the real app (scripted buttons, seeded dice): it plays to the end
+without a crash, the journal holds the game, and the screens are pixel-identical under CPython
+and MicroPython (result_screens: CRC-32 of the frame buffer at each snap). Portable."""
+
+from app_sessions import file_storage, journal_kinds, run_recorded
+from app_sessions import free_session as _session
+
+
+def _run():
+    return run_recorded(_session, storage=file_storage("free"))
+
+
+def test_free_session_rolls_and_self_test():
+    app, shots = _run()
+    kinds = journal_kinds(app)
+    assert "crash" not in kinds
+    assert kinds[0] == "new_game"
+    assert kinds.count("roll") == 7 and kinds.count("undo") == 1
+    assert kinds.count("selftest") == 1
+    game = app.game
+    assert game.rolls == 6  # one undone
+    assert game.tests == 1 and game.last_test[0] == 600
+    assert sum(game.counts) == game.dice
+    assert len(shots) == 6
+
+
+def result_screens():
+    return _run()[1]
