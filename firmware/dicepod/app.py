@@ -40,6 +40,25 @@ _TRACE_CHARS = 600
 _PERIOD_MS = 20
 
 
+# Loaded for good: the shell's own screens and the mode list. Every other module under
+# dicepod.rules and dicepod.ui belongs to a game mode (or a passing screen) and is unloaded
+# when not in use, so only one mode's code is in RAM at a time.
+_KEEP = (
+    "dicepod.rules.modes",
+    "dicepod.ui.screen",
+    "dicepod.ui.draw",
+    "dicepod.ui.menu",
+    "dicepod.ui.message",
+)
+
+
+def _unloadable(name):
+    """True for a module that belongs to a mode (or a passing screen)."""
+    if name in _KEEP:
+        return False
+    return name.startswith("dicepod.rules.") or name.startswith("dicepod.ui.")
+
+
 def _forget(name):
     """Drop a module from sys.modules and from its package (its RAM goes when unused)."""
     sys.modules.pop(name, None)
@@ -110,7 +129,6 @@ class App:
         # The players' settings, {key: int}, as loaded from storage. They are checked against
         # a mode's SETTINGS when that mode is loaded (only one mode's modules are in RAM).
         self.values = {}
-        self.core = ()  # modules loaded at start (kept); a mode's are unloaded when unused
         self.mode_modules = ()  # modules the current game's mode loaded
         self.ms = 0  # milliseconds since start (the journal's clock)
         self.stack = [ui.Screen()]  # screens, the main menu at the bottom (set by start)
@@ -128,8 +146,9 @@ class App:
 
     # -- start-up --------------------------------------------------------------------------
 
-    def start(self):
-        """Recover the journal, load the settings, resume the game in progress, draw."""
+    def start(self, show=True):
+        """Recover the journal, load the settings, resume the game in progress, draw (unless
+        show is false: the crash handler draws its own screen first)."""
         self.journal.recover()
         if self.journal.dropped:
             self.messages.append("Journal: cut %d bad bytes" % self.journal.dropped)
@@ -137,8 +156,7 @@ class App:
         from dicepod.ui.menu import MainMenu
         from dicepod.ui.message import Message
 
-        if not self.core:
-            self.core = self.loaded()
+        self.mode_modules = ()
         self.unload_mode()
         if not self.safe:
             self.refold()
@@ -155,7 +173,8 @@ class App:
             self.messages = []
         self.stack[-1].on_show(self)
         self.dirty = True
-        self.redraw()
+        if show:
+            self.redraw()
 
     def load_settings(self):
         """Load the settings file; a corrupt one falls back to the defaults with a message."""
@@ -223,13 +242,13 @@ class App:
     # -- which modules are in RAM --------------------------------------------------------------
 
     def loaded(self):
-        """Return the names of the dicepod modules now loaded."""
-        return tuple([name for name in sys.modules if name.startswith("dicepod")])
+        """Return the names of the loaded modules that belong to a mode."""
+        return tuple([name for name in sys.modules if _unloadable(name)])
 
     def unload_mode(self):
-        """Unload every module that is neither core nor the current game's mode's."""
+        """Unload every mode module the current game does not use."""
         for name in self.loaded():
-            if name not in self.core and name not in self.mode_modules:
+            if name not in self.mode_modules:
                 _forget(name)
         gc.collect()
 
@@ -496,7 +515,7 @@ class App:
         self.safe = len(self.crashes) >= _CRASH_LIMIT
         self.toast = None
         try:
-            self.start()
+            self.start(False)
         except Exception:  # start itself failing: a bare stack that only shows the crash
             self.safe = True
             self.mode = None

@@ -163,3 +163,82 @@ def screen_bytes(app):
 def top(app):
     """The class name of the top screen."""
     return type(app.stack[-1]).__name__
+
+
+# -- helpers a session uses to press its way around (shared by the app tests) --
+
+
+def _nothing(name):
+    pass
+
+
+def menu(app, mode_or_row):
+    """From anywhere: go to the main menu and open a row (a mode name, 'History', 'Settings')."""
+    guard = 0
+    while len(app.stack) > 1:
+        press(app, BACK)
+        guard += 1
+        if guard > 20:
+            raise RuntimeError("cannot reach the menu")
+    from dicepod.rules import modes
+
+    screen = app.stack[0]
+    title = mode_or_row
+    for mode, mode_title in modes.MODES:
+        if mode == mode_or_row:
+            title = mode_title
+    press(app, LONG_UP)
+    while screen.items[screen.cursor] != title:
+        press(app, DOWN)
+        guard += 1
+        if guard > 40:
+            raise RuntimeError("no menu row %s" % title)
+    press(app, OK)
+    if top(app) == "Confirm":  # ending the game in progress
+        press(app, OK)
+
+
+def answer(app, snap=_nothing, presses=2):
+    """Answer every 'From your card' question: UP `presses` times from the lowest value, OK."""
+    while top(app) == "AskValue":
+        snap("ask_value")
+        for _ in range(presses):
+            press(app, UP)
+        press(app, OK)
+
+
+def act(app, label, snap=_nothing):
+    """On an action-bar screen: move to the action called label and do it."""
+    answer(app, snap)
+    screen = app.stack[-1]
+    labels = [a[0] for a in screen.actions]
+    if label not in labels:
+        raise RuntimeError("no action %s in %s" % (label, labels))
+    guard = 0
+    while screen.actions[screen.index][0] != label:
+        press(app, DOWN)
+        guard += 1
+        if guard > 40:
+            raise RuntimeError("cannot reach %s" % label)
+    press(app, OK)
+    answer(app, snap)
+
+
+def file_storage(name):
+    """A FileStorage in a fresh directory under /tmp (the journal on disk, not in RAM, as on
+    the Pico; CPython and the MicroPython unix port alike)."""
+    import os
+
+    from dicepod.drivers.storage import FileStorage
+
+    root = "/tmp/dicepod-test-%s" % name
+    try:
+        os.mkdir(root)
+    except OSError:
+        pass
+    for leaf in ("journal.log", "journal.log.tmp", "settings.json", "settings.json.tmp"):
+        try:
+            os.remove(root + "/" + leaf)
+        except OSError:
+            pass
+    return FileStorage(root)

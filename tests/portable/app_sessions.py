@@ -4,66 +4,22 @@ MicroPython. A session only presses buttons (app_board.press); it reads the scre
 state to decide what to press, like a player reading the display. `snap(name)` is called at
 the screens worth a picture (the screenshot tool renders them; tests may count them)."""
 
-from app_board import BACK, DOWN, LONG_BACK, LONG_DOWN, LONG_OK, OK, UP, press, top
-
-from dicepod.rules import modes
-
-
-def _nothing(name):
-    pass
-
-
-def menu(app, mode_or_row):
-    """From anywhere: go to the main menu and open a row (a mode name, 'History', 'Settings')."""
-    guard = 0
-    while len(app.stack) > 1:
-        press(app, BACK)
-        guard += 1
-        if guard > 20:
-            raise RuntimeError("cannot reach the menu")
-    screen = app.stack[0]
-    title = mode_or_row
-    for mode, mode_title in modes.MODES:
-        if mode == mode_or_row:
-            title = mode_title
-    press(app, LONG_UP_OR_TOP)
-    while screen.items[screen.cursor] != title:
-        press(app, DOWN)
-        guard += 1
-        if guard > 40:
-            raise RuntimeError("no menu row %s" % title)
-    press(app, OK)
-    if top(app) == "Confirm":  # ending the game in progress
-        press(app, OK)
-
-
-LONG_UP_OR_TOP = 16  # LONG_UP: jump to the first row
-
-
-def answer(app, snap=_nothing, presses=2):
-    """Answer every 'From your card' question: UP `presses` times from the lowest value, OK."""
-    while top(app) == "AskValue":
-        snap("ask_value")
-        for _ in range(presses):
-            press(app, UP)
-        press(app, OK)
-
-
-def act(app, label, snap=_nothing):
-    """On an action-bar screen: move to the action called label and do it."""
-    answer(app, snap)
-    screen = app.stack[-1]
-    labels = [a[0] for a in screen.actions]
-    if label not in labels:
-        raise RuntimeError("no action %s in %s" % (label, labels))
-    guard = 0
-    while screen.actions[screen.index][0] != label:
-        press(app, DOWN)
-        guard += 1
-        if guard > 40:
-            raise RuntimeError("cannot reach %s" % label)
-    press(app, OK)
-    answer(app, snap)
+from app_board import (
+    BACK,
+    DOWN,
+    LONG_BACK,
+    LONG_DOWN,
+    LONG_OK,
+    LONG_UP,
+    OK,
+    UP,
+    _nothing,
+    act,
+    answer,
+    menu,
+    press,
+    top,
+)
 
 
 def confirm_picks(app, home, snap=_nothing):
@@ -186,7 +142,7 @@ def tests_session(app, snap=_nothing):
     press(app, OK, OK, OK)  # cover +1
     for count in (3, 6, 15):
         goto(1)
-        press(app, OK, LONG_UP_OR_TOP)
+        press(app, OK, LONG_UP)
         for _ in range(count - 1):
             press(app, DOWN)
         press(app, OK)
@@ -212,7 +168,7 @@ def tests_session(app, snap=_nothing):
     goto(10)
     press(app, OK)
     goto(2)
-    press(app, OK, LONG_UP_OR_TOP, OK)  # a dash: no test
+    press(app, OK, LONG_UP, OK)  # a dash: no test
     goto(0)
     press(app, OK)  # refused: the test does not exist
     snap("tests_dash")
@@ -362,26 +318,6 @@ def every_mode(app, snap=_nothing):
     tyranid_session(app, snap)
     orks_session(app, snap)
     extras_session(app, snap)
-
-
-def file_storage(name):
-    """A FileStorage in a fresh directory under /tmp (the journal on disk, not in RAM, as on
-    the Pico; CPython and the MicroPython unix port alike)."""
-    import os
-
-    from dicepod.drivers.storage import FileStorage
-
-    root = "/tmp/dicepod-test-%s" % name
-    try:
-        os.mkdir(root)
-    except OSError:
-        pass
-    for leaf in ("journal.log", "journal.log.tmp", "settings.json", "settings.json.tmp"):
-        try:
-            os.remove(root + "/" + leaf)
-        except OSError:
-            pass
-    return FileStorage(root)
 
 
 def run_recorded(session, seed=11, storage=None):

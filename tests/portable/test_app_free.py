@@ -2,8 +2,9 @@
 without a crash, the journal holds the game, and the screens are pixel-identical under CPython
 and MicroPython (result_screens: CRC-32 of the frame buffer at each snap). Portable."""
 
-from app_sessions import file_storage, journal_kinds, run_recorded
+from app_board import file_storage
 from app_sessions import free_session as _session
+from app_sessions import journal_kinds, run_recorded
 
 
 def _run():

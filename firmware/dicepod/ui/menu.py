@@ -59,17 +59,14 @@ class MainMenu(ListScreen):
         items.append(_HISTORY)
         items.append(_SETTINGS)
         super().__init__("dicepod", items)
-        self.app = app
+        for i in range(len(modes.MODES)):
+            if modes.MODES[i][0] == app.mode:
+                self.cursor = i  # start on the game in progress
+        self.top = draw.scroll_top(self.cursor, 0)
 
     def on_show(self, app):
         """Name the game in progress in the title bar."""
-        self.title = "dicepod"
-        for mode, title in modes.MODES:
-            if mode == app.mode:
-                self.title = "dicepod: " + mode
-                if self.cursor == 0 and self.top == 0:
-                    self.cursor = modes.MODES.index((mode, title))
-                    self.top = draw.scroll_top(self.cursor, self.top)
+        self.title = "dicepod: " + app.mode if app.mode else "dicepod"
         self.dirty = True
 
     def choose(self, app, index):

@@ -1,0 +1,227 @@
+"""The app shell: resume after a reset shows the same screen, undo, corrupt settings fall back
+to the defaults with a message, a crash is journalled and restarts cleanly (no crash loop),
+values the rules need are asked for, the press that wakes the display is swallowed, every
+journal line goes to the USB link. Portable (plain asserts)."""
+
+from app_board import (
+    BACK,
+    DOWN,
+    LONG_BACK,
+    LONG_OK,
+    OK,
+    UP,
+    Board,
+    LineStorage,
+    act,
+    answer,
+    menu,
+    press,
+    top,
+)
+from app_sessions import journal_kinds
+
+from dicepod.app import App
+
+
+def _app(storage=None, seed=3, strict=True):
+    app = App(Board(storage=storage, seed=seed, strict=strict))
+    app.start()
+    return app
+
+
+def test_undo_everywhere_refolds():
+    app = _app()
+    menu(app, "free")
+    press(app, OK, OK, OK)
+    assert app.game.rolls == 3
+    press(app, LONG_BACK)
+    assert app.game.rolls == 2
+    assert app.toast == "Undone"
+    kinds = journal_kinds(app)
+    assert kinds[-1] == "undo"
+    press(app, LONG_BACK, LONG_BACK, LONG_BACK)
+    assert app.game.rolls == 0
+    assert app.toast == "Nothing to undo"  # never past the game's start
+    assert app.game.settings.get("free.dice") == 6
+
+
+def test_corrupt_settings_fall_back_to_defaults_with_a_message():
+    storage = LineStorage(settings=b'{"battle.rows": 3, "free.di')
+    app = _app(storage)
+    assert top(app) == "Message"
+    assert "Settings corrupt: defaults" in " ".join(app.stack[-1].lines)
+    assert app.values == {}
+    press(app, OK)
+    assert top(app) == "MainMenu"
+    # out-of-range and wrong-type values: dropped, the rest kept
+    storage = LineStorage(settings=b'{"battle.rows": 99, "free.dice": 2, "x": "y"}')
+    app = _app(storage)
+    assert top(app) == "MainMenu"
+    menu(app, "battle")
+    assert app.game.rows() == 3
+    menu(app, "free")
+    assert app.game.settings.get("free.dice") == 2
+
+
+def test_settings_are_saved_and_used_by_the_next_game():
+    app = _app()
+    menu(app, "Settings")
+    while app.stack[-1].items[app.stack[-1].cursor] != "Free roll":
+        press(app, DOWN)
+    press(app, OK, OK)  # Dice per roll
+    assert top(app) == "EditValue"
+    press(app, DOWN, DOWN, OK)
+    assert app.storage.settings == b'{"free.dice":4}\n'
+    menu(app, "free")
+    press(app, OK)
+    assert len(app.game.last) == 4
+    assert ["set", ["free.dice", 4]] in [[e[0], list(e[1])] for e in app.journal.game_events()]
+
+
+def test_a_crash_is_journalled_and_restarts_cleanly():
+    app = _app(strict=False)
+    menu(app, "free")
+    press(app, OK, OK)
+    screen_class = type(app.stack[-1])
+    original = screen_class.on_button
+
+    def broken(self, app, button):
+        if button == UP:
+            return 1 // 0
+        return original(self, app, button)
+
+    screen_class.on_button = broken
+    try:
+        press(app, UP)
+    finally:
+        screen_class.on_button = original
+    assert top(app) == "CrashScreen"
+    lines = app.stack[-1].lines
+    assert "".join(lines).startswith("ZeroDivisionError")
+    kinds = journal_kinds(app)
+    assert kinds[-1] == "crash"
+    crash = list(app.journal.game_events())[-1]
+    assert crash[0] == "crash" and crash[1][0] == "ZeroDivisionError"
+    assert crash[1][1] == "test_app_shell.py" and crash[1][2] > 0
+    press(app, BACK)
+    assert top(app) == "FreeRoll" and app.game.rolls == 2  # resumed from the journal
+    press(app, LONG_BACK)  # undo steps over the crash record to the last roll
+    assert app.game.rolls == 1
+    assert journal_kinds(app)[-2:] == ["undo", "undo"]
+
+
+def test_a_crash_loop_starts_without_the_game():
+    app = _app(strict=False)
+    menu(app, "free")
+    press(app, OK)
+    from dicepod.ui import draw
+
+    original = draw.dice_row
+
+    def broken(canvas, faces, styles, y=0, cursor=-1):
+        raise RuntimeError("draw fails")
+
+    draw.dice_row = broken  # the Free roll screen draws its dice with it: every redraw fails
+    try:
+        press(app, DOWN)  # one die fewer: the redraw crashes
+        for _ in range(5):
+            if app.safe:
+                break
+            assert top(app) == "CrashScreen"
+            press(app, BACK)  # the game screen again: crashes again
+    finally:
+        draw.dice_row = original
+    assert app.safe
+    assert len(app.crashes) == 3
+    assert app.mode is None and top(app) == "CrashScreen"
+    assert "game not resumed" in " ".join(app.stack[-1].lines)
+    press(app, BACK)
+    assert top(app) == "MainMenu"
+    again = _app(app.storage)  # a real reset resumes the game (the journal is intact)
+    assert again.mode == "free" and again.game.rolls == 1
+
+
+def test_missing_values_are_asked_then_journalled():
+    app = _app()
+    menu(app, "orks")
+    press(app, OK)  # Novice
+    assert top(app) == "AskValue"
+    assert app.stack[-1].key == "orks.command_magmus"
+    assert app.game.phase == 0  # nothing started yet
+    press(app, UP, UP, OK)
+    assert app.values["orks.command_magmus"] == 3
+    assert journal_kinds(app)[-1] == "set"
+    for _ in range(3):
+        act(app, "Novice")
+        answer(app)
+    act(app, "Novice")
+    assert app.game.phase == 1
+    assert journal_kinds(app)[-1] == "start"
+
+
+def test_new_game_of_another_mode_asks_first():
+    app = _app()
+    menu(app, "free")
+    press(app, OK)
+    press(app, BACK)
+    screen = app.stack[0]
+    screen.cursor = 0  # Battle Game
+    press(app, OK)
+    assert top(app) == "Confirm"
+    press(app, BACK)  # no: the free game stays
+    assert app.mode == "free"
+    press(app, OK, OK)
+    assert app.mode == "battle" and top(app) == "BattleScreen"
+    assert len(app.stack) == 2
+
+
+def test_wake_press_is_swallowed_and_usb_gets_every_line():
+    app = App(Board(seed=3))
+
+    class Power:
+        asleep = True
+
+        def update(self, dt_ms, active):
+            woke = active and self.asleep
+            self.asleep = False
+            return woke
+
+    class Link:
+        def __init__(self):
+            self.lines = []
+            self.ticks = 0
+
+        def on_entry(self, line):
+            self.lines.append(line)
+
+        def tick(self, dt_ms):
+            self.ticks += 1
+
+    app.power = Power()
+    app.usb = Link()
+    app.start()
+    press(app, OK)  # only wakes the display
+    assert top(app) == "MainMenu"
+    press(app, OK)
+    assert app.mode == "battle"
+    press(app, OK)  # the Battle Roll
+    assert app.usb.ticks > 0
+    assert len(app.usb.lines) == app.journal.seq
+    assert app.usb.lines[-1].endswith(b"\n") and b'"roll"' in app.usb.lines[-1]
+
+
+def test_game_menu_and_history():
+    app = _app()
+    menu(app, "free")
+    press(app, OK, OK)
+    press(app, LONG_OK)
+    assert top(app) == "GameMenu"
+    items = app.stack[-1].items
+    assert items[:2] == ["Fairness test", "Undo"]
+    while app.stack[-1].items[app.stack[-1].cursor] != "History":
+        press(app, DOWN)
+    press(app, OK)
+    assert top(app) == "History"
+    rows = app.stack[-1].items
+    assert rows[0].startswith("roll ") and rows[-1] == "new_game free"
+    assert app.stack[-1].title == "Game 1: 5 ev"
