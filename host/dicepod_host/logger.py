@@ -260,7 +260,8 @@ def run(spec, store, view=None, clock=time.monotonic, sleep=time.sleep, idle_exi
     """Log from the port until Ctrl-C (or idle_exit seconds without events); return the Ingest.
 
     spec: "auto", a device path or a pyserial URL. view: object with update(ingest) and
-    event(obj) (the live view), or None. SIGUSR1 simulates an unplug (close and reopen).
+    event(obj) (the live view), or None. SIGUSR1 simulates an unplug (close and reopen);
+    SIGTERM ends the run like Ctrl-C (everything received is committed).
     """
     import serial
 
@@ -270,12 +271,16 @@ def run(spec, store, view=None, clock=time.monotonic, sleep=time.sleep, idle_exi
     def _on_usr1(_signum, _frame):
         unplug.append(1)
 
-    old_handler = None
-    if hasattr(signal, "SIGUSR1"):
-        try:
-            old_handler = signal.signal(signal.SIGUSR1, _on_usr1)
-        except ValueError:  # not the main thread
-            old_handler = None
+    def _on_term(_signum, _frame):
+        raise KeyboardInterrupt  # SIGTERM stops the logger like Ctrl-C: commit, then exit
+
+    old_handlers = {}
+    for name, handler in (("SIGUSR1", _on_usr1), ("SIGTERM", _on_term)):
+        if hasattr(signal, name):
+            try:
+                old_handlers[name] = signal.signal(getattr(signal, name), handler)
+            except ValueError:  # not the main thread: no signals here
+                pass
     first = True
     wait = BACKOFF[0]
     last_commit = clock()
@@ -329,8 +334,8 @@ def run(spec, store, view=None, clock=time.monotonic, sleep=time.sleep, idle_exi
     finally:
         store.commit()
         _close(port)
-        if old_handler is not None:
-            signal.signal(signal.SIGUSR1, old_handler)
+        for name, handler in old_handlers.items():
+            signal.signal(getattr(signal, name), handler)
 
 
 def _close(port):
