@@ -149,9 +149,9 @@ class App:
     def start(self, show=True):
         """Recover the journal, load the settings, resume the game in progress, draw (unless
         show is false: the crash handler draws its own screen first)."""
+        # A torn last line (a power cut while writing) is cut silently: the game resumes at
+        # the last complete event, as if the cut came a moment earlier.
         self.journal.recover()
-        if self.journal.dropped:
-            self.messages.append("Journal: cut %d bad bytes" % self.journal.dropped)
         self.load_settings()
         from dicepod.ui.menu import MainMenu
         from dicepod.ui.message import Message

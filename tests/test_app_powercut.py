@@ -1,0 +1,65 @@
+"""Power cut at every byte: a long session's journal is cut at each byte offset (what a power
+cut while writing leaves), and a new App starts on it. Recovery must keep every completed
+event and nothing else (the storage is cut back to the last whole line), and the app must
+resume exactly where the game was after that event: same screen pixels and the same game
+state as an App started on exactly those complete lines. CPython (thousands of restarts)."""
+
+import binascii
+
+import app_sessions
+from app_board import Board, LineStorage
+
+from dicepod.app import App
+
+
+def _session_journal():
+    app = App(Board(seed=21))
+    app.start()
+    app_sessions.tests_session(app)
+    app_sessions.battle_session(app, games=1)
+    return app.storage.journal()
+
+
+def _start(data):
+    storage = LineStorage(data)
+    app = App(Board(storage=storage, seed=5, strict=False))
+    app.start()
+    return app, storage
+
+
+def _fingerprint(app):
+    state = getattr(app.game, "state", None)
+    return (
+        app.mode,
+        app.moves,
+        app.last_event,
+        state() if state else None,
+        type(app.stack[-1]).__name__,
+        binascii.crc32(bytes(app.board.display.buffer)),
+    )
+
+
+def test_power_cut_at_every_byte_keeps_exactly_the_completed_events(monkeypatch):
+    # Thousands of restarts in one process: keep the mode's modules loaded between them (the
+    # app unloads them to save RAM on the device; re-importing would only cost time here).
+    monkeypatch.setattr(App, "unload_mode", lambda self: None)
+    journal = _session_journal()
+    assert len(journal) > 6000 and journal.count(b"\n") > 120
+    boundaries = [0]
+    for i, byte in enumerate(journal):
+        if byte == 0x0A:
+            boundaries.append(i + 1)
+    reference = {}
+    for count, boundary in enumerate(boundaries):
+        app, _storage = _start(journal[:boundary])
+        assert app.journal.seq == count
+        reference[boundary] = _fingerprint(app)
+    line = 0
+    for offset in range(len(journal) + 1):
+        while line + 1 < len(boundaries) and boundaries[line + 1] <= offset:
+            line += 1
+        kept = boundaries[line]
+        app, storage = _start(journal[:offset])
+        assert storage.journal() == journal[:kept], offset  # the torn line is cut, no more
+        assert app.journal.seq == line, offset
+        assert _fingerprint(app) == reference[kept], offset
