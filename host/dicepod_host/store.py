@@ -69,6 +69,11 @@ class Store:
         try:
             self.db = sqlite3.connect(self.path, timeout=timeout)
             self._check_or_create(create)
+            if create:
+                # A writer finds out now, not at its first event, when another program holds
+                # the database's write lock.
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.rollback()
         except sqlite3.DatabaseError as err:
             raise _db_error(self.path, err) from err
         self._seen = {}  # device -> last_seen written (to touch devices rarely)
