@@ -303,7 +303,7 @@ def _status(app):
     items = []
     for i in range(5):
         t = game.order[i]
-        items.append("%-10s%d/5 K%d" % (rules.TERMINATORS[t], game.damage[t], game.kills[t]))
+        items.append("%-9s%d/5 K%d" % (rules.TERMINATORS[t][:9], game.damage[t], game.kills[t]))
     items.append("Supply deck %d" % game.supply_deck)
     items.append("kept %d tokens %d" % (game.supply_kept, game.supply_tokens))
     return Status("Terminators", items)

@@ -60,8 +60,8 @@ class ModeSettings(ListScreen):
             text = value_name(self.module, spec[0], value)
             if len(text) > 4:
                 text = text[:4]
-            label = spec[4][: 15 - len(text)]
-            items.append(label + " " * (16 - len(label) - len(text)) + text)
+            label = spec[4][: 14 - len(text)]
+            items.append(label + " " * (15 - len(label) - len(text)) + text)
         self.items = items
         self.dirty = True
 

@@ -352,9 +352,9 @@ def _bag(app):
     game = app.game
     items = []
     for k in range(3):
-        items.append("%s bag %d" % (rules.KINDS[k][:11], game.bag.counts[k]))
+        items.append("%-9s bag %2d" % (rules.KINDS[k][:9], game.bag.counts[k]))
     for k in range(3):
-        items.append("%s out %d" % (rules.KINDS[k][:11], game.board[k]))
+        items.append("%-9s out %2d" % (rules.KINDS[k][:9], game.board[k]))
     return Status("Bag %d" % game.bag.total, items)
 
 
