@@ -245,18 +245,17 @@ def check_event_dict(obj):
         raise ValueError("bad hash field")
     if len(obj) != 9:
         raise ValueError("unexpected keys")
-    prefix = _event_prefix(
-        obj["dev"], obj["seq"], obj["game"], obj["ms"], journal.canonical(event), obj["prev"]
-    )
+    canon = journal.canonical(event)
+    prefix = _event_prefix(obj["dev"], obj["seq"], obj["game"], obj["ms"], canon, obj["prev"])
     if "%08x" % _crc(prefix) != obj["crc"]:
         raise ValueError("checksum mismatch")
     obj["event"] = event
+    obj["canon"] = canon  # the event's canonical bytes, kept for chain_hash
     return obj
 
 
 def chain_hash(obj):
     """Return the chain hash of a parsed event (what the next event's prev must be)."""
-    body = journal.body_bytes(
-        obj["seq"], obj["game"], obj["ms"], obj["prev"], journal.canonical(obj["event"])
-    )
+    canon = obj.get("canon") or journal.canonical(obj["event"])
+    body = journal.body_bytes(obj["seq"], obj["game"], obj["ms"], obj["prev"], canon)
     return journal.chain_hash(body)

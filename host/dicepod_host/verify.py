@@ -307,20 +307,18 @@ def _verify_device(device, items, report):
     expected_seq = 1
     prev_hash = journal.GENESIS
     game_id = 0
-    game = None  # the game being collected: [game id, mode, [(seq, event)], first line]
+    game = None  # the game being collected: [game id, mode, [(seq, event, line)], first line]
     last_seq = None
+    problems = report.problems
     for seq, line_no, obj in items:
         report.events += 1
         event = obj["event"]
         kind = event[0]
-
-        def bad(message, seq=seq, line_no=line_no, obj=obj):
-            report.problems.append(Problem(message, device, obj["game"], seq, line_no))
-
         if seq == last_seq:
-            bad("duplicate seq %d" % seq)
+            problems.append(Problem("duplicate seq %d" % seq, device, obj["game"], seq, line_no))
             continue
         last_seq = seq
+        message = None
         if seq != expected_seq:
             if seq > expected_seq:
                 missing = (
@@ -328,31 +326,37 @@ def _verify_device(device, items, report):
                     if seq == expected_seq + 1
                     else "%d..%d" % (expected_seq, seq - 1)
                 )
-                bad("chain broken: seq %s missing before it" % missing)
+                message = "chain broken: seq %s missing before it" % missing
             else:
-                bad("seq out of order")
+                message = "seq out of order"
         elif obj["prev"] != prev_hash:
-            bad(
-                "chain broken: prev hash %s does not match seq %d" % (obj["prev"], seq - 1)
-                if seq > 1
-                else "chain broken: the first event's prev is not %s" % journal.GENESIS
-            )
+            if seq > 1:
+                message = "chain broken: prev hash %s does not match seq %d" % (
+                    obj["prev"],
+                    seq - 1,
+                )
+            else:
+                message = "chain broken: the first event's prev is not %s" % journal.GENESIS
+        if message:
+            problems.append(Problem(message, device, obj["game"], seq, line_no))
         prev_hash = protocol.chain_hash(obj)
         expected_seq = seq + 1
         if kind == "new_game":
             if game is not None:
                 _fold_game(device, game, report)
             if obj["game"] != game_id + 1:
-                bad("game id %d after game %d (new_game must add 1)" % (obj["game"], game_id))
+                message = "game id %d after game %d (new_game must add 1)" % (obj["game"], game_id)
+                problems.append(Problem(message, device, obj["game"], seq, line_no))
             game_id = obj["game"]
-            mode = event[1][0] if event[1] else None
-            game = [game_id, mode, [], line_no]
+            game = [game_id, event[1][0] if event[1] else None, [], line_no]
         elif obj["game"] != game_id:
-            bad("game id %d inside game %d" % (obj["game"], game_id))
+            message = "game id %d inside game %d" % (obj["game"], game_id)
+            problems.append(Problem(message, device, obj["game"], seq, line_no))
         mode = game[1] if game is not None else None
         for value in dice_values(mode, event):
             if not isinstance(value, int) or not 1 <= value <= 6:
-                bad("dice value %r outside 1-6 in %s" % (value, kind))
+                message = "dice value %r outside 1-6 in %s" % (value, kind)
+                problems.append(Problem(message, device, obj["game"], seq, line_no))
                 break
         if game is not None:
             game[2].append((seq, event, line_no))

@@ -88,6 +88,24 @@ def test_decode_rejects_damage():
         raise AssertionError("accepted %r" % damaged)
 
 
+def test_canonical_is_json_dumps():
+    import json
+
+    rng = Seeded(11)
+    names = ("a", "grit.plus", "x_1", "B-2", "c+3")
+    for _ in range(300):
+        data = []
+        for _i in range(rng.randbelow(8)):
+            if rng.randbelow(4) == 0:
+                data.append(names[rng.randbelow(len(names))])
+            else:
+                data.append(rng.randbelow(20001) - 10000)
+        event = (names[rng.randbelow(len(names))], tuple(data))
+        journal.check_event(event)
+        expected = json.dumps([event[0], list(event[1])], separators=(",", ":")).encode()
+        assert journal.canonical(event) == expected, event
+
+
 def test_check_event():
     journal.check_event(("roll", (1, 2, 3)))
     journal.check_event(("mod", (-2, "grit.plus_1")))
