@@ -274,3 +274,27 @@ def test_run_over_a_real_pty_with_a_device_that_drops(tmp_path):
     store.close()
     assert ingest.counts["new"] == len(events)
     assert verify_path(tmp_path / "p.db").ok
+
+
+def test_live_and_plain_views(tmp_path, capsys):
+    import io
+
+    from rich.console import Console
+
+    from dicepod_host.commands import log as log_verb
+
+    _storage, lines = loggen.build([loggen.battle_game(8, 4)])
+    ingest, store, _clock = _ingest(tmp_path, "v.db")
+    screen = io.StringIO()
+    view = log_verb.LiveView("/dev/pts/99", "v.db", console=Console(file=screen, width=100))
+    plain = log_verb.PlainView()
+    ingest.on_event = lambda obj: (view.event(obj), plain.event(obj))
+    ingest.feed(b"".join(lines) + b"garbage\n")
+    view.last_draw = 0
+    view.update(ingest)
+    view.close()
+    store.close()
+    text = screen.getvalue()
+    assert "battle" in text and "set_aside" in text and "rejected 1" in text
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == len(lines) and printed[0].startswith("d1ce0001 seq 1 game 1 new_game")

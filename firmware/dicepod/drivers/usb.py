@@ -17,8 +17,12 @@ lines per tick, from its first tick on (the app has recovered the journal by the
 byte offset every _MARK_EVERY events so a back-fill starts near N instead of at the start.
 """
 
-import select
 import sys
+
+try:
+    import select
+except ImportError:  # a port without select (e.g. some WebAssembly builds): no polling
+    select = None
 
 from micropython import const
 
@@ -57,7 +61,7 @@ class UsbLink:
         self.inp = inp if inp is not None else getattr(sys.stdin, "buffer", sys.stdin)
         self._out_poll = None
         self._in_poll = None
-        if poll:
+        if poll and select is not None:
             self._out_poll = select.poll()
             self._out_poll.register(self.out, select.POLLOUT)
             self._in_poll = select.poll()
@@ -206,7 +210,7 @@ class UsbLink:
         if self._in_poll is None:
             return True
         for _obj, flags in self._in_poll.poll(0):
-            if flags & select.POLLIN:
+            if flags & 1:  # select.POLLIN
                 return True
         return False
 
@@ -278,7 +282,7 @@ class UsbLink:
         if self._out_poll is None:
             return True
         for _obj, flags in self._out_poll.poll(0):
-            if flags & select.POLLOUT:
+            if flags & 4:  # select.POLLOUT
                 return True
         return False
 

@@ -80,11 +80,8 @@ def _command(args, mp):
 
 def _check_script(text, name):
     """Refuse a bad script here (one line), before starting the device."""
-    sys.path.insert(0, str(FAKES))
-    try:
-        from dicepod_host.fakeboard.emulate_main import parse_script
-    finally:
-        sys.path.remove(str(FAKES))
+    from dicepod_host.fakeboard.emulate_main import parse_script
+
     try:
         parse_script(text)
     except ValueError as err:

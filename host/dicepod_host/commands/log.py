@@ -57,7 +57,7 @@ class PlainView:
 class LiveView:
     """A rich live table: the device, its game, the last events and the counters."""
 
-    def __init__(self, port, db):
+    def __init__(self, port, db, console=None):
         from rich.live import Live
 
         self.port = port
@@ -66,7 +66,7 @@ class LiveView:
         self.mode = {}
         self.last_draw = 0.0
         self.ingest = None
-        self.live = Live(self._render(), refresh_per_second=4, transient=False)
+        self.live = Live(self._render(), refresh_per_second=4, transient=False, console=console)
         self.live.start()
 
     def event(self, obj):

@@ -20,11 +20,6 @@ A summary goes to stderr; stdout belongs to the USB link.
 import sys
 import time
 
-import machine
-
-from dicepod import app as app_module
-from dicepod import board as board_module
-
 _TICK_MS = 20  # the app's loop period on the Pico
 _PRESS_MS = 60  # a short press: held three ticks (past the 30 ms lock-out)
 _LONG_MS = 700  # a long press: past the 600 ms long-press time
@@ -36,6 +31,15 @@ class Emulator:
     """The board, the app and a virtual clock driven in 20 ms ticks."""
 
     def __init__(self, pace_ms=0):
+        # Imported here, not at the top: `dicepod emulate` imports parse_script on the PC
+        # without building (or importing) any of the fake hardware.
+        import machine
+
+        from dicepod import app as app_module
+        from dicepod import board as board_module
+
+        self.machine = machine
+        self.pins = board_module.BUTTON_PINS
         machine.FAKE_CLOCK.budget = 0  # unbounded: this loop decides when to stop
         self.board = board_module.make()
         for bus in getattr(machine, "BUSES", ()):
@@ -48,7 +52,7 @@ class Emulator:
     def tick(self, ms, real=False):
         """Run the app for ms of virtual time (really sleeping when real)."""
         while ms > 0:
-            machine.FAKE_CLOCK.advance(_TICK_MS)
+            self.machine.FAKE_CLOCK.advance(_TICK_MS)
             self.app.tick(_TICK_MS)
             if real:
                 time.sleep_ms(_TICK_MS)  # type: ignore[attr-defined]
@@ -56,10 +60,10 @@ class Emulator:
 
     def press(self, index, long=False):
         """Press button index (0 UP, 1 DOWN, 2 OK, 3 BACK), release it, let the app settle."""
-        pin = board_module.BUTTON_PINS[index]
-        machine.press(pin)
+        pin = self.pins[index]
+        self.machine.press(pin)
         self.tick(_LONG_MS if long else _PRESS_MS)
-        machine.release(pin)
+        self.machine.release(pin)
         self.tick(_GAP_MS)
         self.presses += 1
         if self.pace_ms:
