@@ -48,7 +48,6 @@ _KEEP = (
     "dicepod.ui.screen",
     "dicepod.ui.draw",
     "dicepod.ui.menu",
-    "dicepod.ui.message",
 )
 
 
@@ -154,7 +153,6 @@ class App:
         self.journal.recover()
         self.load_settings()
         from dicepod.ui.menu import MainMenu
-        from dicepod.ui.message import Message
 
         self.mode_modules = ()
         self.unload_mode()
@@ -169,6 +167,8 @@ class App:
             self.stack.append(self.game_screen())
             self.mode_modules = self.loaded()
         if self.messages:
+            from dicepod.ui.message import Message
+
             self.stack.append(Message("Notice", self.messages))
             self.messages = []
         self.stack[-1].on_show(self)

