@@ -13,6 +13,7 @@ import { loadMicroPython } from "./mp/micropython.mjs";
 const W = 128;
 const H = 64;
 const PERIOD_MS = 20; // the Pico's main-loop period (dicepod.app._PERIOD_MS)
+const PANEL_ROWS = 2000; // rows kept in the USB panel (the download keeps every event)
 const HEAP_BYTES = 512 * 1024; // a Pico has ~190 KB; this port collects only between JS calls
 
 const params = new URLSearchParams(location.search);
@@ -331,6 +332,7 @@ function usbLine(text) {
   state.usbLines.push(text);
   const atBottom = usbList.scrollTop + usbList.clientHeight >= usbList.scrollHeight - 4;
   usbList.append(li);
+  while (usbList.childElementCount > PANEL_ROWS) usbList.firstElementChild.remove();
   if (atBottom) usbList.scrollTop = usbList.scrollHeight;
   $("#usbcount").textContent = `${seenEvents.size} events, ${state.usbLines.length} lines`;
 }
