@@ -163,3 +163,15 @@ def test_doctor_reports_each_tool_and_verb(capsys):
     assert re.search(r"^sim +ready$", out, re.M), out
     assert re.search(r"^deploy +(ready|lacks Pico)$", out, re.M), out
     assert code == 0, out
+
+
+def test_deploy_names_a_copy_that_fails_half_way(board):
+    def progress(text):
+        if text.startswith("[1/"):
+            board.proc.kill()  # the board dies after the first batch of files
+
+    with pytest.raises(UserError) as info:
+        deploy.deploy(board.port, progress=progress, timeout=4)
+    message = str(info.value)
+    assert "the copy failed half way (%d of" % deploy.BATCH in message, message
+    assert "run `dicepod deploy` again" in message
