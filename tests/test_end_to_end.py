@@ -172,3 +172,47 @@ def test_emulate_and_log_through_unplugs(tmp_path, capsys):
     assert main(["export", str(db), "-o", str(export)]) == 0
     assert main(["verify", str(export)]) == 0
     assert os.path.getsize(export) > 0
+
+
+@pytest.mark.slow
+def test_unplugged_while_the_device_plays_on_backfills_from_its_journal(tmp_path, capsys):
+    """Hundreds of rolls while no logger reads: the pty fills, the device's queue drops lines
+    (never stalling), and the next logger gets them back from the journal with `since N`."""
+    deadline = time.monotonic() + TIMEOUT
+    script = tmp_path / "rolls.txt"
+    script.write_text("DOWN 4\nOK\nOK 500\n")
+    flash = tmp_path / "flash"
+    db = tmp_path / "log.db"
+    emu = _dicepod("emulate", "--script", str(script), "--linger", "6", "--flash", str(flash))
+    log2 = None
+    try:
+        out = _reader(emu.stdout)
+        err = _reader(emu.stderr)
+        seen = []
+        port = _wait_line(out, "port: ", deadline, seen).split(" ", 1)[1].strip()
+        log1 = _dicepod("log", "--port", port, "--db", str(db), "--quiet")
+        _wait_count(db, 5, deadline)
+        assert _stop(log1) == 0  # unplugged early in the game
+        done = _wait_line(err, "emulate: ", deadline, seen)
+        last_seq = int(done.split("journal seq ")[1].split(",")[0])
+        log2 = _dicepod("log", "--port", port, "--db", str(db), "--quiet")
+        _wait_count(db, last_seq, deadline)
+        assert _stop(log2) == 0
+        usb = _wait_line(err, "emulate: usb", deadline, seen)
+        dropped = int(usb.split("dropped ")[1])
+        assert dropped > 0, usb  # the device really did drop lines while nobody read
+        assert emu.wait(15) == 0
+    finally:
+        for proc in (emu, log2):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    lines = (flash / "journal.log").read_bytes().splitlines(keepends=True)
+    assert len(lines) == last_seq >= 500
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT seq, prev FROM events ORDER BY seq").fetchall()
+    con.close()
+    assert [r[0] for r in rows] == list(range(1, last_seq + 1))
+    assert [r[1] for r in rows] == [journal.decode(x)[0][4] for x in lines]
+    capsys.readouterr()
+    assert main(["verify", str(db)]) == 0
