@@ -175,3 +175,16 @@ def test_deploy_names_a_copy_that_fails_half_way(board):
     message = str(info.value)
     assert "the copy failed half way (%d of" % deploy.BATCH in message, message
     assert "run `dicepod deploy` again" in message
+
+
+def test_compile_keeps_main_source_and_names_a_file_mpy_cross_rejects(tmp_path):
+    root = tmp_path / "firmware"
+    (root / "dicepod").mkdir(parents=True)
+    (root / "main.py").write_text("import dicepod\n")
+    (root / "dicepod" / "__init__.py").write_text("X = 1\n")
+    built = deploy.compile_tree(root, tmp_path / "out", progress=lambda t: 0)
+    assert sorted(built) == ["dicepod/__init__.mpy", "main.py"]
+    assert deploy.mpy_version(built["dicepod/__init__.mpy"]) == 6  # MicroPython 1.2x's format
+    (root / "dicepod" / "bad.py").write_text("match x:\n    case 1: pass\n")
+    with pytest.raises(UserError, match="mpy-cross cannot compile dicepod/bad.py"):
+        deploy.compile_tree(root, tmp_path / "out2", progress=lambda t: 0)

@@ -81,15 +81,9 @@ def plan_files(root):
     """Return the sorted firmware source files (posix paths relative to root)."""
     files = []
     for path in sorted(root.rglob("*")):
-        if (
-            path.is_file()
-            and "__pycache__" not in path.parts
-            and path.suffix
-            not in (
-                ".pyc",
-                ".mpy",
-            )
-        ):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        if path.suffix not in (".pyc", ".mpy"):
             files.append(path.relative_to(root).as_posix())
     return files
 
@@ -98,28 +92,34 @@ def compile_tree(root, out, progress=print):
     """Compile root into out: .py -> .mpy (except KEEP_SOURCE), other files copied.
 
     Return {device path: local file} (device paths relative to the board's root)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     mpy_cross = tool("mpy-cross")
+
+    def build(rel):
+        compile_it = rel.endswith(".py") and rel not in KEEP_SOURCE
+        dest_rel = rel[:-3] + ".mpy" if compile_it else rel
+        dest = out / dest_rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if not compile_it:
+            shutil.copyfile(root / rel, dest)
+            return dest_rel, dest, None
+        # mpy-cross runs in root with the relative path, so tracebacks name dicepod/app.py
+        result = subprocess.run(
+            [mpy_cross, "-o", str(dest), rel],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=CALL_TIMEOUT,
+        )
+        return dest_rel, dest, (result.stderr.strip() if result.returncode else None)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(build, plan_files(root)))
     built = {}
-    for rel in plan_files(root):
-        src = root / rel
-        if rel.endswith(".py") and rel not in KEEP_SOURCE:
-            dest_rel = rel[:-3] + ".mpy"
-            dest = out / dest_rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            result = subprocess.run(
-                [mpy_cross, "-o", str(dest), rel],
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=CALL_TIMEOUT,
-            )
-            if result.returncode != 0:
-                raise UserError("mpy-cross cannot compile %s: %s" % (rel, result.stderr.strip()))
-        else:
-            dest_rel = rel
-            dest = out / dest_rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
+    for dest_rel, dest, error in results:
+        if error is not None:
+            raise UserError("mpy-cross cannot compile %s: %s" % (dest_rel[:-4] + ".py", error))
         built[dest_rel] = dest
     progress("compiled %d files (%d .mpy)" % (len(built), sum(k.endswith(".mpy") for k in built)))
     return built
