@@ -472,8 +472,8 @@ class App:
                 self.unload_mode()
         else:
             self.stack.append(result)
-        if len(self.stack) == 1 and result == ui.BACK:
-            self.unload_mode()
+        if len(self.stack) <= 2 and result == ui.BACK:
+            self.unload_mode()  # back at the game (or the menu): passing screens' code goes
         self.stack[-1].on_show(self)
         self.dirty = True
 
