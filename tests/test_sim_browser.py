@@ -254,6 +254,28 @@ def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
     assert outside == [], "the page fetched from outside the local server"
 
 
+@pytest.mark.browser
+@needs_chromium
+def test_source_mode_runs_the_same_firmware(server, browser):
+    # ?source=1: the firmware as source (compiled by the browser's MicroPython), not .mpy.
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "?seed=%d&source=1" % SEED)
+        page.wait_for_function(
+            "window.dicepod && (window.dicepod.ready || window.dicepod.errors.length)"
+        )
+        assert page.evaluate("window.dicepod.errors") == []
+        page.wait_for_timeout(SETTLE_MS)
+        ref = Reference(SEED)
+        check_screen(page, ref, "source mode start")
+        press(page, "click", "OK")
+        ref.press("OK", SETTLE_MS)
+        check_screen(page, ref, "source mode, Battle Game")
+    finally:
+        context.close()
+
+
 def test_page_serves_only_local_files(server):
     from urllib.error import HTTPError
     from urllib.request import urlopen
