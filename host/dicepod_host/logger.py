@@ -146,12 +146,7 @@ class Ingest:
         state = self.devices.get(device)
         if state is None:
             have = self.store.contiguous_seq(device)
-            above = [
-                r[0]
-                for r in self.store._query(
-                    "SELECT seq FROM events WHERE device=? AND seq>?", (device, have)
-                )
-            ]
+            above = self.store.seqs_above(device, have)
             state = self.devices[device] = _Device(have, above)
             if above:
                 state.top = max(above)

@@ -203,28 +203,34 @@ class Store:
         )
         return row[0] if row else 0
 
+    def seqs_above(self, device, seq):
+        """Return the stored seqs of device above seq (ascending)."""
+        sql = "SELECT seq FROM events WHERE device=? AND seq>? ORDER BY seq"
+        return [r[0] for r in self._query(sql, (device, seq))]
+
     def count(self, device=None):
         """Return the number of stored events (of one device, or all)."""
         if device is None:
             return self._query("SELECT COUNT(*) FROM events", one=True)[0]
         return self._query("SELECT COUNT(*) FROM events WHERE device=?", (device,), one=True)[0]
 
-    def events(self, device=None):
-        """Iterate stored events as protocol dicts, by device then seq."""
+    def events(self, device=None, received=False):
+        """Iterate stored events as protocol dicts, by device then seq (with the PC's receive
+        time under "received" when asked)."""
         sql = (
-            "SELECT v, device, seq, game, ms, kind, data, prev, crc FROM events "
+            "SELECT v, device, seq, game, ms, kind, data, prev, crc, received FROM events "
             + ("WHERE device=? " if device is not None else "")
             + "ORDER BY device, seq"
         )
         args = (device,) if device is not None else ()
         try:
             cursor = self.db.execute(sql, args)
-            for v, dev, seq, game, ms, kind, data, prev, crc in cursor:
+            for v, dev, seq, game, ms, kind, data, prev, crc, when in cursor:
                 try:
                     values = tuple(json.loads(data))
                 except ValueError:
                     values = ("<corrupt>",)
-                yield {
+                obj = {
                     "v": v,
                     "type": "event",
                     "dev": dev,
@@ -235,6 +241,9 @@ class Store:
                     "prev": prev,
                     "crc": crc,
                 }
+                if received:
+                    obj["received"] = when
+                yield obj
         except sqlite3.DatabaseError as err:
             raise _db_error(self.path, err) from err
 

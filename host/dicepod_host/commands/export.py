@@ -23,23 +23,15 @@ def add_arguments(parser):
     parser.add_argument("-o", "--output", help="write to this file (default: standard output)")
 
 
-def _rows(store, device):
-    received = {}
-    if True:  # receive times: one query, keyed by (device, seq)
-        for dev, seq, when in store._query("SELECT device, seq, received FROM events"):
-            received[(dev, seq)] = when
-    for obj in store.events(device):
-        yield obj, received.get((obj["dev"], obj["seq"]))
-
-
 def write(store, out, fmt, device=None):
     """Write the events of store to the text stream out; return how many."""
     n = 0
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(CSV_FIELDS + ("received",))
-        for obj, when in _rows(store, device):
+        for obj in store.events(device, received=True):
             kind, data = obj["event"]
+            when = obj["received"]
             writer.writerow(
                 (
                     obj["v"],
@@ -57,7 +49,6 @@ def write(store, out, fmt, device=None):
             n += 1
         return n
     for obj in store.events(device):
-        kind, data = obj["event"]
         line = protocol.encode_event(
             obj["dev"], obj["seq"], obj["game"], obj["ms"], obj["event"], obj["prev"]
         )
