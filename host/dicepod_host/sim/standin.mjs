@@ -14,10 +14,13 @@
 const mjs = process.argv[2];
 const heapsize = Number(process.argv[3] || 192 * 1024);
 
-process.on("uncaughtException", (err) => {
+// Never let Node print an uncaught error (it would dump the whole minified module).
+const die = (err) => {
   process.stderr.write(`standin: ${err && err.message ? err.message : err}\n`);
   process.exit(1);
-});
+};
+process.on("uncaughtException", die);
+process.on("unhandledRejection", die);
 
 const { loadMicroPython } = await import(new URL(`file://${mjs}`).href);
 
