@@ -396,6 +396,16 @@ class App:
 
     # -- the loop ----------------------------------------------------------------------------
 
+    def battery(self):
+        """The battery charge in percent, or None (no battery fitted, or no power driver)."""
+        read = getattr(self.power, "battery", None)
+        if read is None:
+            return None
+        try:
+            return read()
+        except OSError:
+            return None
+
     def show_toast(self, text):
         """Show a one-line message over the screen until the next button."""
         self.toast = text

@@ -181,6 +181,9 @@ def test_wake_press_is_swallowed_and_usb_gets_every_line():
     class Power:
         asleep = True
 
+        def battery(self):
+            return 87
+
         def update(self, dt_ms, active):
             woke = active and self.asleep
             self.asleep = False
@@ -200,6 +203,7 @@ def test_wake_press_is_swallowed_and_usb_gets_every_line():
     app.power = Power()
     app.usb = Link()
     app.start()
+    assert app.stack[0].battery == "87%"  # shown in the title bar
     press(app, OK)  # only wakes the display
     assert top(app) == "MainMenu"
     press(app, OK)

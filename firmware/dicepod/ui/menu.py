@@ -63,11 +63,21 @@ class MainMenu(ListScreen):
             if modes.MODES[i][0] == app.mode:
                 self.cursor = i  # start on the game in progress
         self.top = draw.scroll_top(self.cursor, 0)
+        self.battery = ""
 
     def on_show(self, app):
-        """Name the game in progress in the title bar."""
+        """Name the game in progress in the title bar, and the battery level if fitted."""
         self.title = "dicepod: " + app.mode if app.mode else "dicepod"
+        level = app.battery()
+        self.battery = "" if level is None else "%d%%" % level
         self.dirty = True
+
+    def draw(self, canvas):
+        """The list, with the battery level at the right of the title bar."""
+        super().draw(canvas)
+        if self.battery:
+            canvas.fill_rect(127 - len(self.battery) * 8, 0, len(self.battery) * 8 + 1, 9, 1)
+            draw.right(canvas, self.battery, 1, 0)
 
     def choose(self, app, index):
         """Open a mode (resuming its game), History or Settings."""
