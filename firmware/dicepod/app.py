@@ -512,8 +512,16 @@ class App:
     # -- crashes -----------------------------------------------------------------------------
 
     def crash(self, exc):
-        """Journal the crash, restart from the journal, and show the traceback."""
-        text = trace_text(exc)
+        """Journal the crash, restart from the journal, and show the traceback. Never raises:
+        short of memory, it drops what it cannot afford (the text, then the crash screen)."""
+        # The failed step's objects are garbage now; free them before anything else.
+        del self.stack[:]
+        self.game = None
+        gc.collect()
+        try:
+            text = trace_text(exc)
+        except MemoryError:
+            text = type(exc).__name__
         try:
             self.record(crash_event(exc, text))
             self.trailing += 1
@@ -526,17 +534,21 @@ class App:
         self.toast = None
         try:
             self.start(False)
-        except Exception:  # start itself failing: a bare stack that only shows the crash
+        except Exception:  # start itself failing: a bare menu that only shows the crash
             self.safe = True
             self.mode = None
             self.game = None
+            del self.stack[:]
+            gc.collect()
             from dicepod.ui.menu import MainMenu
 
-            del self.stack[:]
             self.stack.append(MainMenu(self))
-        from dicepod.ui.message import CrashScreen
+        try:
+            from dicepod.ui.message import CrashScreen
 
-        self.stack.append(CrashScreen(text[-_TRACE_CHARS:], self.safe))
+            self.stack.append(CrashScreen(text[-_TRACE_CHARS:], self.safe))
+        except MemoryError:
+            pass
         self.dirty = True
         try:
             self.redraw()
@@ -551,7 +563,13 @@ def run(board, ticks=None):
     last = board.ticks_ms()
     while ticks is None or ticks > 0:
         now = board.ticks_ms()
-        app.tick(board.ticks_diff(now, last))
+        try:
+            app.tick(board.ticks_diff(now, last))
+        except Exception:  # the crash handler itself failed (out of memory): a fresh app
+            app = None
+            gc.collect()
+            app = App(board)
+            app.start()
         last = now
         board.sleep_ms(_PERIOD_MS)
         if ticks is not None:
