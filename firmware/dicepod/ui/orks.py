@@ -49,7 +49,7 @@ class OrksScreen(ActionScreen):
             for d in range(4):
                 actions.append((rules.DIFFICULTIES[d], _Start(d)))
         elif phase == rules.WAVE:
-            lines.append("Wave: %d left" % game.wave_left)
+            lines.append("Wave %d left" % game.wave_left)
             event = app.last_event
             if event is not None and event[0] == "add":
                 self.big = "%d" % event[1][1]
