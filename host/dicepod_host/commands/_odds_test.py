@@ -21,7 +21,7 @@ import json
 from dicepod.rules import tests as rules
 from dicepod_host.errors import UsageError, UserError
 
-HELP = "Exact odds of a target-number test: final TN, chance per die, successes for N dice"
+HELP = "exact odds of a target-number test: final TN, chance per die, successes for N dice"
 
 _RULES = {"none": rules.RULE_NONE, "failures": rules.RULE_FAILURES, "one": rules.RULE_ONE}
 

@@ -9,7 +9,7 @@ from dicepod.rules import battle
 from dicepod.rules.dice import counts
 from dicepod_host.errors import UsageError
 
-HELP = "List the Battle Game scoring rolls, bust and ALL OUT! for a set of dice"
+HELP = "list the Battle Game scoring rolls, bust and ALL OUT! for a set of dice"
 
 _MOST = 6  # the Battle Game rolls six dice
 

@@ -18,7 +18,7 @@ import sys
 from dicepod.rules import odds
 from dicepod_host.errors import UsageError
 
-HELP = "Exact odds: `odds bust` (Battle Game bust chance when re-rolling dice)"
+HELP = "exact odds: `odds bust` (Battle Game bust chance), `odds test` (target-number tests)"
 
 # (subcommand, module under dicepod_host.commands) added only when the module exists.
 _PLUGINS = (("test", "_odds_test"),)
