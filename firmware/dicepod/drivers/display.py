@@ -14,12 +14,15 @@ RAM column 2, and it has no horizontal addressing mode (no wrap to the next page
 
 Constructor arguments: i2c (a built machine.I2C), addr (7-bit, 0x3C on most modules; 0x3D with
 the address jumper), external_vcc (module without a charge pump), rotate (0 or 180: the panel
-mounted upside down). Command and data buffers are allocated once, in __init__; show() allocates
-one memoryview per span sent (32 bytes on the 64-bit unix port, about half on a Pico; an
-unchanged frame allocates nothing). The comparison is a plain loop over the 1,024 bytes (~0.2 ms
-per show() on the PC's unix port; several times that on a Pico): cheap next to the 23 ms a full
-frame takes. Bus errors (OSError from the I2C) propagate; the copy of the last sent frame is
-updated only after a span was written, so the next show() retries.
+mounted upside down). show() allocates nothing: every buffer is made once, in __init__. A span
+goes out as one writeto() of a staging line (data control byte + up to 128 columns, copied in
+with a plain loop) through a memoryview of exactly that length, picked from 128 views made once
+(about 2.5 KB on a Pico). Slicing a memoryview per span would allocate one object per span, and
+writevto() of a control byte plus the span allocates too on a Pico: the rp2 port joins the
+vector into a temporary heap buffer before sending. The comparison is a plain loop over the
+1,024 bytes (~0.2 ms per show() on the PC's unix port; several times that on a Pico): cheap next
+to the 23 ms a full frame takes. Bus errors (OSError from the I2C) propagate; the copy of the
+last sent frame is updated only after a span was written, so the next show() retries.
 """
 
 import framebuf
@@ -84,14 +87,16 @@ class _OLED(framebuf.FrameBuffer):
         self.buffer = bytearray(_FRAME_BYTES)
         self._sent = bytearray(_FRAME_BYTES)  # what the display RAM holds (after _synced)
         self._synced = False  # False until a full frame went out: RAM content unknown
-        self._view = memoryview(self.buffer)
+        self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
+        self._line[0] = _CONTROL_DATA
+        line = memoryview(self._line)
+        self._lines = [line[: n + 1] for n in range(_WIDTH + 1)]  # [n]: control + n columns
         self._command = bytearray(2)  # control byte + one command
         self._command2 = bytearray(3)  # control byte + command + argument
         self._address = bytearray(4)  # control byte + page + column low + column high
         self._command[0] = _CONTROL_COMMANDS
         self._command2[0] = _CONTROL_COMMANDS
         self._address[0] = _CONTROL_COMMANDS
-        self._vector = [bytes((_CONTROL_DATA,)), self._view]  # data control byte + the span
         self.is_on = False
         self.level = 0
         self.bytes_sent = 0  # payload bytes written over I2C (control bytes included)
@@ -190,12 +195,17 @@ class _OLED(framebuf.FrameBuffer):
         address[2] = _COLUMN_LOW | (column & 0x0F)
         address[3] = _COLUMN_HIGH | (column >> 4)
         self.i2c.writeto(self.addr, address)
-        base = page * _WIDTH
-        span = self._view[base + start : base + end]
-        self._vector[1] = span
-        self.i2c.writevto(self.addr, self._vector)
-        self._sent[base + start : base + end] = span
-        self.bytes_sent += 4 + 1 + end - start
+        base = page * _WIDTH + start
+        count = end - start
+        buffer = self.buffer
+        line = self._line
+        for i in range(count):
+            line[i + 1] = buffer[base + i]
+        self.i2c.writeto(self.addr, self._lines[count])
+        sent = self._sent
+        for i in range(count):
+            sent[base + i] = line[i + 1]
+        self.bytes_sent += 4 + 1 + count
         self.writes += 2
 
 
