@@ -24,7 +24,7 @@ import sys
 
 from dicepod import journal as journal_module
 from dicepod.rules import modes
-from dicepod.settings import MissingValue, Settings
+from dicepod.settings import MissingValue, Settings, spec_index
 from dicepod.ui import screen as ui
 
 # The settings group of the device itself (dicepod.drivers.SETTINGS).
@@ -234,10 +234,9 @@ class App:
             module = self.group(key.split(".")[0])
         except ValueError:
             return None
-        for spec in module.SETTINGS:
-            if spec[0] == key:
-                return spec
-        return None
+        specs = module.SETTINGS
+        index = spec_index(specs, key)
+        return specs[index] if index >= 0 else None
 
     # -- which modules are in RAM --------------------------------------------------------------
 
@@ -315,8 +314,10 @@ class App:
         game = module.Game(Settings(module.SETTINGS))
         self.game = game
         game.apply(("new_game", (mode,)))
+        slot = 0
         for spec in module.SETTINGS:
-            value = settings.values.get(spec[0])
+            value = settings.slots[slot]
+            slot += 1
             if value is not None:
                 event = ("set", (spec[0], value))
                 game.apply(event)

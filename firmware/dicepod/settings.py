@@ -1,12 +1,13 @@
 """Player-changeable settings: the rules' open points and the values players enter from their
 own cards. Pure: runs unchanged on MicroPython and CPython.
 
-Each rules module declares its settings as a tuple SETTINGS of specs
+Each rules module declares its settings as SETTINGS, a sequence of specs
     (key, default, low, high, label)
-with integer values. A default of None means "the rulebook does not give it: ask the player";
-reading such a key before the player has entered it raises MissingValue naming the key, so a
-game never invents a number. Persistence (temp file + rename) is the storage driver's job; this
-module only encodes to and decodes from bytes.
+with integer values: a tuple of such tuples, or (for a long list) dicepod.rules.specs.Specs,
+the same specs as compact text decoded on demand. A default of None means "the rulebook does
+not give it: ask the player"; reading such a key before the player has entered it raises
+MissingValue naming the key, so a game never invents a number. Persistence (temp file +
+rename) is the storage driver's job; this module only encodes to and decodes from bytes.
 """
 
 import json
@@ -16,50 +17,81 @@ class MissingValue(Exception):
     """A value the game needs and the player has not entered yet (args[0] = key, [1] = label)."""
 
 
+def spec_index(specs, key):
+    """Return the position of key in specs (a tuple of specs, or Specs), or -1."""
+    if not isinstance(specs, (tuple, list)):
+        return specs.index(key)  # dicepod.rules.specs.Specs
+    for i in range(len(specs)):
+        if specs[i][0] == key:
+            return i
+    return -1
+
+
 class Settings:
-    """Values for a set of specs; validates every change."""
+    """Values for a set of specs (SETTINGS: a tuple of specs, or Specs); validates every change.
+    Values sit in a list by spec position; keys are looked up in the specs."""
 
     def __init__(self, specs, values=None):
-        self.specs = {}
-        self.values = {}
-        for spec in specs:
-            self.specs[spec[0]] = spec
-            self.values[spec[0]] = spec[1]
+        self.specs = specs
+        self.slots = [spec[1] for spec in specs]
         if values:
             for key in values:
-                if key in self.specs:
+                if spec_index(specs, key) >= 0:
                     self.set(key, values[key])
+
+    @property
+    def values(self):
+        """Every value as a new {key: value} dict (None = not entered)."""
+        out = {}
+        i = 0
+        for spec in self.specs:
+            out[spec[0]] = self.slots[i]
+            i += 1
+        return out
+
+    def at(self, index):
+        """Return the value of the spec at index; raise MissingValue if it has none."""
+        value = self.slots[index]
+        if value is None:
+            spec = self.specs[index]
+            raise MissingValue(spec[0], spec[4])
+        return value
 
     def get(self, key):
         """Return the value of key; raise MissingValue if the player must enter it first."""
-        value = self.values[key]
-        if value is None:
-            raise MissingValue(key, self.specs[key][4])
-        return value
+        index = spec_index(self.specs, key)
+        if index < 0:
+            raise KeyError(key)
+        return self.at(index)
 
     def has(self, key):
         """Return True when key has a value (default or entered)."""
-        return self.values.get(key) is not None
+        index = spec_index(self.specs, key)
+        return index >= 0 and self.slots[index] is not None
 
     def set(self, key, value):
         """Set key to an int inside its range; raise ValueError otherwise."""
-        spec = self.specs.get(key)
-        if spec is None:
+        index = spec_index(self.specs, key)
+        if index < 0:
             raise ValueError("unknown setting %s" % key)
         if value is not None:
+            spec = self.specs[index]
             if not isinstance(value, int) or not spec[2] <= value <= spec[3]:
                 raise ValueError("%s must be %d..%d" % (key, spec[2], spec[3]))
-        self.values[key] = value
+        self.slots[index] = value
 
     def missing(self, keys=None):
         """Return the keys (of keys, or all) that still need a value from the player."""
-        return [k for k in (keys or sorted(self.specs)) if self.values.get(k) is None]
+        if keys is None:
+            keys = sorted([spec[0] for spec in self.specs])
+        return [k for k in keys if not self.has(k)]
 
     def to_bytes(self):
         """Encode the values as one JSON line with sorted keys (same bytes on both interpreters)."""
+        values = self.values
         parts = []
-        for key in sorted(self.values):
-            parts.append("%s:%s" % (json.dumps(key), json.dumps(self.values[key])))
+        for key in sorted(values):
+            parts.append("%s:%s" % (json.dumps(key), json.dumps(values[key])))
         return ("{" + ",".join(parts) + "}\n").encode()
 
     @staticmethod

@@ -364,6 +364,7 @@ class Game:
 
     def state(self):
         """Return the whole state as a JSON-able list (equal states give equal lists)."""
+        values = self.settings.values
         return [
             self.game_number,
             [list(r) for r in self.results],
@@ -377,7 +378,7 @@ class Game:
             [list(c) for c in self.lost],
             self.all_out,
             self.winner,
-            [[k, self.settings.values[k]] for k in sorted(self.settings.values)],
+            [[k, values[k]] for k in sorted(values)],
         ]
 
     # -- folding -----------------------------------------------------------------------------

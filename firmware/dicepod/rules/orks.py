@@ -47,7 +47,8 @@ Events (ints; T = Terminator id 0..4, K = Ork kind 0..9):
 
 from micropython import const
 
-from dicepod.rules.deck import Bag, bag_pick
+from dicepod.rules.bag import Bag, bag_pick
+from dicepod.rules.specs import Specs
 from dicepod.settings import Settings
 
 MODE = "orks"
@@ -129,141 +130,78 @@ REACTOR_RANK = (
     "Glorious",
 )
 
-# Setting keys as literals (interned once; folding never builds a string).
-_COMMAND_KEYS = (
-    "orks.command_magmus",
-    None,  # Angelus: Command 9 [seed]
-    "orks.command_stormheart",
-    "orks.command_lucian",
-    "orks.command_etrus",
-)
-_TOUGH_KEYS = (
-    "orks.tough_boy",
-    "orks.tough_nob",
-    "orks.tough_meganob",
-    "orks.tough_burna",
-    "orks.tough_kommando",
-    "orks.tough_mek",
-    "orks.tough_bigmek",
-    "orks.tough_painboy",
-    "orks.tough_weirdboy",
-    "orks.tough_warboss",
-)
-_DAMAGE_KEYS = (
-    "orks.damage_boy",
-    "orks.damage_nob",
-    "orks.damage_meganob",
-    "orks.damage_burna",
-    "orks.damage_kommando",
-    "orks.damage_mek",
-    "orks.damage_bigmek",
-    "orks.damage_painboy",
-    "orks.damage_weirdboy",
-    "orks.damage_warboss",
-)
-# _HORDE_KEYS[difficulty - 1][kind] and _WAVE_KEYS[difficulty - 1] for Warrior..Commander;
-# the Novice card is in the rulebook.
-_HORDE_KEYS = (
-    (
-        "orks.warrior_boy",
-        "orks.warrior_nob",
-        "orks.warrior_meganob",
-        "orks.warrior_burna",
-        "orks.warrior_kommando",
-        "orks.warrior_mek",
-        "orks.warrior_bigmek",
-        "orks.warrior_painboy",
-        "orks.warrior_weirdboy",
-        "orks.warrior_warboss",
-    ),
-    (
-        "orks.veteran_boy",
-        "orks.veteran_nob",
-        "orks.veteran_meganob",
-        "orks.veteran_burna",
-        "orks.veteran_kommando",
-        "orks.veteran_mek",
-        "orks.veteran_bigmek",
-        "orks.veteran_painboy",
-        "orks.veteran_weirdboy",
-        "orks.veteran_warboss",
-    ),
-    (
-        "orks.commander_boy",
-        "orks.commander_nob",
-        "orks.commander_meganob",
-        "orks.commander_burna",
-        "orks.commander_kommando",
-        "orks.commander_mek",
-        "orks.commander_bigmek",
-        "orks.commander_painboy",
-        "orks.commander_weirdboy",
-        "orks.commander_warboss",
-    ),
-)
-_WAVE_KEYS = ("orks.warrior_wave", "orks.veteran_wave", "orks.commander_wave")
+# Indexes into SETTINGS (folding reads values by position: no key strings, no lookups).
+# Command values: Magmus, Stormheart, Lucian, Etrus (Angelus's is the rulebook's).
+_COMMAND_INDEX = (0, -1, 1, 2, 3)
+_TOUGH = const(4)  # Toughness of each kind, in KINDS order
+_DAMAGE = const(14)  # damage of each kind, in KINDS order
+_HORDE = const(24)  # Warrior, Veteran, Commander: 10 kinds then Orks per wave, 11 a card
+_CARD = const(11)
 
 # Everything here is None (ask the player, from the datasheets, tokens and difficulty cards)
 # except what the rulebook gives: Angelus's Command, the Novice horde and wave. Ranges: the
-# box holds at most BOX[kind] tokens of a kind.
-SETTINGS = (
-    ("orks.command_magmus", None, 1, 20, "Magmus Command"),
-    ("orks.command_stormheart", None, 1, 20, "Stormheart Command"),
-    ("orks.command_lucian", None, 1, 20, "Lucian Command"),
-    ("orks.command_etrus", None, 1, 20, "Etrus Command"),
-    ("orks.tough_boy", None, 1, 6, "Boy Toughness"),
-    ("orks.tough_nob", None, 1, 6, "Nob Toughness"),
-    ("orks.tough_meganob", None, 1, 6, "Meganob Toughness"),
-    ("orks.tough_burna", None, 1, 6, "Burna Boy Toughness"),
-    ("orks.tough_kommando", None, 1, 6, "Kommando Toughness"),
-    ("orks.tough_mek", None, 1, 6, "Mek Toughness"),
-    ("orks.tough_bigmek", None, 1, 6, "Big Mek Toughness"),
-    ("orks.tough_painboy", None, 1, 6, "Painboy Toughness"),
-    ("orks.tough_weirdboy", None, 1, 6, "Weirdboy Toughness"),
-    ("orks.tough_warboss", None, 1, 6, "Warboss Toughness"),
-    ("orks.damage_boy", None, 0, 5, "Boy damage"),
-    ("orks.damage_nob", None, 0, 5, "Nob damage"),
-    ("orks.damage_meganob", None, 0, 5, "Meganob damage"),
-    ("orks.damage_burna", None, 0, 5, "Burna Boy damage"),
-    ("orks.damage_kommando", None, 0, 5, "Kommando damage"),
-    ("orks.damage_mek", None, 0, 5, "Mek damage"),
-    ("orks.damage_bigmek", None, 0, 5, "Big Mek damage"),
-    ("orks.damage_painboy", None, 0, 5, "Painboy damage"),
-    ("orks.damage_weirdboy", None, 0, 5, "Weirdboy damage"),
-    ("orks.damage_warboss", None, 0, 5, "Warboss damage"),
-    ("orks.warrior_boy", None, 0, 20, "Warrior Boyz"),
-    ("orks.warrior_nob", None, 0, 5, "Warrior Nobz"),
-    ("orks.warrior_meganob", None, 0, 5, "Warrior Meganobz"),
-    ("orks.warrior_burna", None, 0, 8, "Warrior Burnas"),
-    ("orks.warrior_kommando", None, 0, 10, "Warrior Kommandos"),
-    ("orks.warrior_mek", None, 0, 2, "Warrior Meks"),
-    ("orks.warrior_bigmek", None, 0, 1, "Warrior Big Meks"),
-    ("orks.warrior_painboy", None, 0, 1, "Warrior Painboyz"),
-    ("orks.warrior_weirdboy", None, 0, 1, "Warrior Weirdboyz"),
-    ("orks.warrior_warboss", None, 0, 1, "Warrior Warbosses"),
-    ("orks.warrior_wave", None, 1, 20, "Warrior Orks/wave"),
-    ("orks.veteran_boy", None, 0, 20, "Veteran Boyz"),
-    ("orks.veteran_nob", None, 0, 5, "Veteran Nobz"),
-    ("orks.veteran_meganob", None, 0, 5, "Veteran Meganobz"),
-    ("orks.veteran_burna", None, 0, 8, "Veteran Burnas"),
-    ("orks.veteran_kommando", None, 0, 10, "Veteran Kommandos"),
-    ("orks.veteran_mek", None, 0, 2, "Veteran Meks"),
-    ("orks.veteran_bigmek", None, 0, 1, "Veteran Big Meks"),
-    ("orks.veteran_painboy", None, 0, 1, "Veteran Painboyz"),
-    ("orks.veteran_weirdboy", None, 0, 1, "Veteran Weirdboyz"),
-    ("orks.veteran_warboss", None, 0, 1, "Veteran Warbosses"),
-    ("orks.veteran_wave", None, 1, 20, "Veteran Orks/wave"),
-    ("orks.commander_boy", None, 0, 20, "Commander Boyz"),
-    ("orks.commander_nob", None, 0, 5, "Commander Nobz"),
-    ("orks.commander_meganob", None, 0, 5, "Commander Meganobz"),
-    ("orks.commander_burna", None, 0, 8, "Commander Burnas"),
-    ("orks.commander_kommando", None, 0, 10, "Commander Kommandos"),
-    ("orks.commander_mek", None, 0, 2, "Commander Meks"),
-    ("orks.commander_bigmek", None, 0, 1, "Commander Big Meks"),
-    ("orks.commander_painboy", None, 0, 1, "Commander Painboyz"),
-    ("orks.commander_weirdboy", None, 0, 1, "Commander Weirdboyz"),
-    ("orks.commander_warboss", None, 0, 1, "Commander Warbosses"),
-    ("orks.commander_wave", None, 1, 20, "Commander Orks/wave"),
+# box holds at most BOX[kind] tokens of a kind. One spec a line: key default low high label
+# (see dicepod.rules.specs; `-` = no default). The order is what the indexes above use.
+SETTINGS = Specs(
+    """\
+orks.command_magmus - 1 20 Magmus Command
+orks.command_stormheart - 1 20 Stormheart Command
+orks.command_lucian - 1 20 Lucian Command
+orks.command_etrus - 1 20 Etrus Command
+orks.tough_boy - 1 6 Boy Toughness
+orks.tough_nob - 1 6 Nob Toughness
+orks.tough_meganob - 1 6 Meganob Toughness
+orks.tough_burna - 1 6 Burna Boy Toughness
+orks.tough_kommando - 1 6 Kommando Toughness
+orks.tough_mek - 1 6 Mek Toughness
+orks.tough_bigmek - 1 6 Big Mek Toughness
+orks.tough_painboy - 1 6 Painboy Toughness
+orks.tough_weirdboy - 1 6 Weirdboy Toughness
+orks.tough_warboss - 1 6 Warboss Toughness
+orks.damage_boy - 0 5 Boy damage
+orks.damage_nob - 0 5 Nob damage
+orks.damage_meganob - 0 5 Meganob damage
+orks.damage_burna - 0 5 Burna Boy damage
+orks.damage_kommando - 0 5 Kommando damage
+orks.damage_mek - 0 5 Mek damage
+orks.damage_bigmek - 0 5 Big Mek damage
+orks.damage_painboy - 0 5 Painboy damage
+orks.damage_weirdboy - 0 5 Weirdboy damage
+orks.damage_warboss - 0 5 Warboss damage
+orks.warrior_boy - 0 20 Warrior Boyz
+orks.warrior_nob - 0 5 Warrior Nobz
+orks.warrior_meganob - 0 5 Warrior Meganobz
+orks.warrior_burna - 0 8 Warrior Burnas
+orks.warrior_kommando - 0 10 Warrior Kommandos
+orks.warrior_mek - 0 2 Warrior Meks
+orks.warrior_bigmek - 0 1 Warrior Big Meks
+orks.warrior_painboy - 0 1 Warrior Painboyz
+orks.warrior_weirdboy - 0 1 Warrior Weirdboyz
+orks.warrior_warboss - 0 1 Warrior Warbosses
+orks.warrior_wave - 1 20 Warrior Orks/wave
+orks.veteran_boy - 0 20 Veteran Boyz
+orks.veteran_nob - 0 5 Veteran Nobz
+orks.veteran_meganob - 0 5 Veteran Meganobz
+orks.veteran_burna - 0 8 Veteran Burnas
+orks.veteran_kommando - 0 10 Veteran Kommandos
+orks.veteran_mek - 0 2 Veteran Meks
+orks.veteran_bigmek - 0 1 Veteran Big Meks
+orks.veteran_painboy - 0 1 Veteran Painboyz
+orks.veteran_weirdboy - 0 1 Veteran Weirdboyz
+orks.veteran_warboss - 0 1 Veteran Warbosses
+orks.veteran_wave - 1 20 Veteran Orks/wave
+orks.commander_boy - 0 20 Commander Boyz
+orks.commander_nob - 0 5 Commander Nobz
+orks.commander_meganob - 0 5 Commander Meganobz
+orks.commander_burna - 0 8 Commander Burnas
+orks.commander_kommando - 0 10 Commander Kommandos
+orks.commander_mek - 0 2 Commander Meks
+orks.commander_bigmek - 0 1 Commander Big Meks
+orks.commander_painboy - 0 1 Commander Painboyz
+orks.commander_weirdboy - 0 1 Commander Weirdboyz
+orks.commander_warboss - 0 1 Commander Warbosses
+orks.commander_wave - 1 20 Commander Orks/wave
+"""
 )
 
 
@@ -329,27 +267,27 @@ class Game:
         """Return Terminator t's Command value (MissingValue if not entered)."""
         if t == ANGELUS:
             return _ANGELUS_COMMAND
-        return self.settings.get(_COMMAND_KEYS[t])
+        return self.settings.at(_COMMAND_INDEX[t])
 
     def toughness(self, kind):
         """Return an Ork kind's Toughness (MissingValue if not entered)."""
-        return self.settings.get(_TOUGH_KEYS[kind])
+        return self.settings.at(_TOUGH + kind)
 
     def ork_damage(self, kind):
         """Return an Ork kind's damage (MissingValue if not entered)."""
-        return self.settings.get(_DAMAGE_KEYS[kind])
+        return self.settings.at(_DAMAGE + kind)
 
     def horde(self, difficulty, kind):
         """Return how many tokens of a kind the difficulty's horde holds."""
         if difficulty == NOVICE:
             return _NOVICE_HORDE[kind]
-        return self.settings.get(_HORDE_KEYS[difficulty - 1][kind])
+        return self.settings.at(_HORDE + (difficulty - 1) * _CARD + kind)
 
     def per_wave(self):
         """Return the Orks per wave of the game's difficulty."""
         if self.difficulty == NOVICE:
             return _NOVICE_WAVE
-        return self.settings.get(_WAVE_KEYS[self.difficulty - 1])
+        return self.settings.at(_HORDE + self.difficulty * _CARD - 1)
 
     def reminders(self):
         """Return a bitmask of the special-Ork reminders that apply now (R_*)."""
@@ -453,9 +391,9 @@ class Game:
         # Read every value first: a missing one raises MissingValue before anything changes.
         for t in range(5):
             self.command(t)
-        wave = (
-            _NOVICE_WAVE if difficulty == NOVICE else self.settings.get(_WAVE_KEYS[difficulty - 1])
-        )
+        wave = _NOVICE_WAVE
+        if difficulty != NOVICE:
+            wave = self.settings.at(_HORDE + difficulty * _CARD - 1)
         for k in range(10):
             self.horde(difficulty, k)
         self._reset()

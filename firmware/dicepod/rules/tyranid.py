@@ -52,6 +52,7 @@ Events (ints unless noted; M = Marine id 0..4, K = Tyranid kind 0..2, T = target
 from micropython import const
 
 from dicepod.rules.deck import Bag, Deck, bag_pick, shuffle_order
+from dicepod.rules.specs import Specs
 from dicepod.settings import Settings
 
 MODE = "tyranid"
@@ -61,15 +62,6 @@ MARINES = ("Maximus", "Adrix", "Raphael", "Lukas", "Vorne")
 # Actions on the healthy side given by the rulebook: Maximus 4, Raphael 4, Vorne 3 [seed];
 # None = not given, ask the player (setting tyranid.actions_<name>).
 _SEED_ACTIONS = (4, None, 4, None, 3)
-# Setting keys per Marine (built once here, so folding never concatenates strings).
-_ACTION_KEYS = (None, "tyranid.actions_adrix", None, "tyranid.actions_lukas", None)
-_WOUNDED_KEYS = (
-    "tyranid.wounded_maximus",
-    "tyranid.wounded_adrix",
-    "tyranid.wounded_raphael",
-    "tyranid.wounded_lukas",
-    "tyranid.wounded_vorne",
-)
 TEAM = const(4)  # Marines chosen for a level [seed]
 
 TERMAGANT = 0
@@ -104,24 +96,37 @@ MAJOR = 3
 WIN = 4
 RESULTS = ("loss", "draw", "minor victory", "major victory", "victory")
 
-SETTINGS = (
-    ("tyranid.actions_adrix", None, 1, 9, "Adrix actions"),
-    ("tyranid.actions_lukas", None, 1, 9, "Lukas actions"),
-    ("tyranid.wounded_maximus", None, 0, 9, "Maximus wounded actions"),
-    ("tyranid.wounded_adrix", None, 0, 9, "Adrix wounded actions"),
-    ("tyranid.wounded_raphael", None, 0, 9, "Raphael wounded actions"),
-    ("tyranid.wounded_lukas", None, 0, 9, "Lukas wounded actions"),
-    ("tyranid.wounded_vorne", None, 0, 9, "Vorne wounded actions"),
-    ("tyranid.res_genestealer", None, 1, 6, "Genestealer resilience"),
-    ("tyranid.res_lictor", None, 1, 6, "Lictor resilience"),
-    ("tyranid.res_prime", None, 1, 6, "Prime resilience"),
-    # [open] the Prime's damage counters: 3, inferred from the Adrenal Glands challenge
-    ("tyranid.prime_damage", 3, 1, 9, "Prime damage to destroy"),
-    ("tyranid.adrenal_glands", 0, 0, 1, "Adrenal Glands (+1 Prime)"),
-    # [open] whether the per-level card count includes the briefing card; default yes
-    ("tyranid.briefing_counted", 1, 0, 1, "Briefing in card count"),
-    ("tyranid.advanced", 0, 0, 2, "Advanced infestation cards"),
+# One spec a line: key default low high label (see dicepod.rules.specs; `-` = no default).
+# [open] the Prime's damage counters: 3, inferred from the Adrenal Glands challenge;
+# [open] whether the per-level card count includes the briefing card: default yes.
+# The order is what the _INDEX constants below use.
+SETTINGS = Specs(
+    """\
+tyranid.actions_adrix - 1 9 Adrix actions
+tyranid.actions_lukas - 1 9 Lukas actions
+tyranid.wounded_maximus - 0 9 Maximus wounded actions
+tyranid.wounded_adrix - 0 9 Adrix wounded actions
+tyranid.wounded_raphael - 0 9 Raphael wounded actions
+tyranid.wounded_lukas - 0 9 Lukas wounded actions
+tyranid.wounded_vorne - 0 9 Vorne wounded actions
+tyranid.res_genestealer - 1 6 Genestealer resilience
+tyranid.res_lictor - 1 6 Lictor resilience
+tyranid.res_prime - 1 6 Prime resilience
+tyranid.prime_damage 3 1 9 Prime damage to destroy
+tyranid.adrenal_glands 0 0 1 Adrenal Glands (+1 Prime)
+tyranid.briefing_counted 1 0 1 Briefing in card count
+tyranid.advanced 0 0 2 Advanced infestation cards
+"""
 )
+_ACTIONS_INDEX = (-1, 0, -1, 1, -1)  # Adrix, Lukas: healthy-side actions (others: rulebook)
+_WOUNDED = const(2)  # wounded-side actions, by Marine id
+_RES_GENESTEALER = const(7)
+_RES_LICTOR = const(8)
+_RES_PRIME = const(9)
+_PRIME_DAMAGE = const(10)
+_ADRENAL_GLANDS = const(11)
+_BRIEFING_COUNTED = const(12)
+_ADVANCED = const(13)
 
 
 # Names for the yes/no settings, for the settings screen.
@@ -196,29 +201,27 @@ class Game:
     def actions(self, marine):
         """Return the actions of a Marine on his current side (MissingValue if not entered)."""
         if self.status[marine] == WOUNDED:
-            return self.settings.get(_WOUNDED_KEYS[marine])
+            return self.settings.at(_WOUNDED + marine)
         seed = _SEED_ACTIONS[marine]
         if seed is not None:
             return seed
-        return self.settings.get(_ACTION_KEYS[marine])
+        return self.settings.at(_ACTIONS_INDEX[marine])
 
     def resilience(self, target):
         """Return the resilience of a target kind (MissingValue if not entered)."""
         if target == TERMAGANT:
             return _TERMAGANT_RESILIENCE
         if target == GENESTEALER:
-            return self.settings.get("tyranid.res_genestealer")
+            return self.settings.at(_RES_GENESTEALER)
         if target == LICTOR:
-            return self.settings.get("tyranid.res_lictor")
+            return self.settings.at(_RES_LICTOR)
         if target == PRIME:
-            return self.settings.get("tyranid.res_prime")
+            return self.settings.at(_RES_PRIME)
         raise ValueError("bad target")
 
     def prime_wounds(self):
         """Return the damage counters that destroy the Prime (4 with Adrenal Glands)."""
-        return self.settings.get("tyranid.prime_damage") + self.settings.get(
-            "tyranid.adrenal_glands"
-        )
+        return self.settings.at(_PRIME_DAMAGE) + self.settings.at(_ADRENAL_GLANDS)
 
     def needs_shuffle(self):
         """Return True when the next step is shuffling the activation deck (a new round)."""
@@ -361,8 +364,8 @@ class Game:
                 self.bag.put(k, _BOX[k])
             self.setup_left = _ENTRY_SQUARES
             self.phase = PLACING
-        total = _INFESTATION[level - 1] + self.settings.get("tyranid.advanced")
-        total -= self.settings.get("tyranid.briefing_counted")
+        total = _INFESTATION[level - 1] + self.settings.at(_ADVANCED)
+        total -= self.settings.at(_BRIEFING_COUNTED)
         self.infestation_total = self.infestation_left = total
         deck = self.activation
         deck.clear()
