@@ -293,9 +293,28 @@ class App:
                 self.moves += 1
 
     def game_screen(self):
-        """Return a new screen for the current game's mode."""
+        """Return a new screen for the current game's mode (folding the game again first if
+        release_game dropped it); its modules stay loaded."""
+        self.ensure_game()
         module = __import__("dicepod.ui." + str(self.mode), None, None, ("open",))
-        return module.open(self)
+        screen = module.open(self)
+        self.mode_modules = self.loaded()
+        return screen
+
+    def release_game(self):
+        """Drop the current game and its modules from RAM while the player looks at another
+        mode's settings (which load that mode's rules): only one mode's code in RAM. The
+        journal keeps the game; ensure_game folds it again."""
+        if self.game is not None:
+            self.game = None
+            self.mode_modules = ()
+            self.unload_mode()
+
+    def ensure_game(self):
+        """Fold the current game again if release_game dropped it."""
+        if self.game is None and self.mode is not None:
+            self.refold()
+            self.mode_modules = tuple([n for n in self.loaded() if n.startswith("dicepod.rules.")])
 
     def new_game(self, mode):
         """Start a new game of mode: journal new_game and the mode's settings; return its

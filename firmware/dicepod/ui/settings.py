@@ -16,6 +16,8 @@ from dicepod.ui.screen import (
     wrap,
 )
 
+DEVICE = "device"  # the device's own settings group (dicepod.app.DEVICE)
+
 
 def value_name(module, key, value):
     """Return the text for a setting's value: its name if the module names it, '?' if unset."""
@@ -40,7 +42,7 @@ class SettingsMenu(ListScreen):
         """Open that group's settings."""
         if index < len(modes.MODES):
             return ModeSettings(app, modes.MODES[index][0])
-        return ModeSettings(app, "device")
+        return ModeSettings(app, DEVICE)
 
 
 class ModeSettings(ListScreen):
@@ -48,6 +50,10 @@ class ModeSettings(ListScreen):
 
     def __init__(self, app, mode):
         self.mode = mode
+        if mode == app.mode:
+            app.ensure_game()  # a change to its settings is journalled in the game
+        elif mode != DEVICE:
+            app.release_game()  # one mode's code in RAM: the game folds again when needed
         self.module = app.group(mode)
         super().__init__("Set: " + mode, [])
         self.refresh(app)
