@@ -50,6 +50,9 @@ _KEEP = (
     "dicepod.ui.menu",
 )
 
+# Screens passed through on the way (settings, history, messages): never kept with a mode.
+_PASSING = ("dicepod.ui.settings", "dicepod.ui.history", "dicepod.ui.message")
+
 
 def _unloadable(name):
     """True for a module that belongs to a mode (or a passing screen)."""
@@ -165,7 +168,6 @@ class App:
         self.stack.append(MainMenu(self))
         if self.game is not None:
             self.stack.append(self.game_screen())
-            self.mode_modules = self.loaded()
         if self.messages:
             from dicepod.ui.message import Message
 
@@ -244,6 +246,10 @@ class App:
         """Return the names of the loaded modules that belong to a mode."""
         return tuple([name for name in sys.modules if _unloadable(name)])
 
+    def mode_loaded(self):
+        """Return the loaded modules of the current mode (passing screens' left out)."""
+        return tuple([name for name in self.loaded() if name not in _PASSING])
+
     def unload_mode(self):
         """Unload every mode module the current game does not use."""
         for name in self.loaded():
@@ -271,6 +277,8 @@ class App:
             if kind == "new_game":
                 try:
                     module = modes.module(event[1][0])
+                    # its screens' code too, before the game's objects (see new_game)
+                    __import__("dicepod.ui." + event[1][0], None, None, ("open",))
                 except (ValueError, IndexError, ImportError):
                     self.messages.append("Saved game: unknown mode")
                     return
@@ -298,7 +306,7 @@ class App:
         self.ensure_game()
         module = __import__("dicepod.ui." + str(self.mode), None, None, ("open",))
         screen = module.open(self)
-        self.mode_modules = self.loaded()
+        self.mode_modules = self.mode_loaded()
         return screen
 
     def release_game(self):
@@ -314,7 +322,7 @@ class App:
         """Fold the current game again if release_game dropped it."""
         if self.game is None and self.mode is not None:
             self.refold()
-            self.mode_modules = tuple([n for n in self.loaded() if n.startswith("dicepod.rules.")])
+            self.mode_modules = self.mode_loaded()
 
     def new_game(self, mode):
         """Start a new game of mode: journal new_game and the mode's settings; return its
@@ -327,6 +335,9 @@ class App:
             del self.stack[1:]
             self.unload_mode()
         module = modes.module(mode)
+        # The screens' code next, before the game's small objects: one big load after another
+        # leaves the heap less fragmented (a source import needs its largest function whole).
+        __import__("dicepod.ui." + mode, None, None, ("open",))
         settings = self.mode_settings(module)
         self.record(("new_game", (mode,)))
         self.mode = mode
@@ -345,9 +356,7 @@ class App:
         self.trailing = 0
         self.last_kind = "new_game"
         self.last_event = None
-        screen = self.game_screen()
-        self.mode_modules = self.loaded()
-        return screen
+        return self.game_screen()
 
     def record(self, event):
         """Append an event to the journal and hand its line to the USB link."""
