@@ -51,7 +51,7 @@ _KEEP = (
 )
 
 # Screens passed through on the way (settings, history, messages): never kept with a mode.
-_PASSING = ("dicepod.ui.settings", "dicepod.ui.history", "dicepod.ui.message")
+_PASSING = ("dicepod.ui.settings", "dicepod.ui.ask", "dicepod.ui.history", "dicepod.ui.message")
 
 
 def _unloadable(name):
@@ -485,7 +485,7 @@ class App:
 
     def ask(self, exc):
         """Return the screen asking the player for a missing value."""
-        from dicepod.ui.settings import AskValue
+        from dicepod.ui.ask import AskValue
 
         return AskValue(self, exc.args[0], exc.args[1])
 

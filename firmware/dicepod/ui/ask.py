@@ -1,0 +1,88 @@
+"""Editing one setting, and the question a game asks when it needs a value the player has not
+entered (apart from the settings lists: asking loads only this). Pure."""
+
+from dicepod.ui import draw
+from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_DOWN, LONG_UP, OK, UP, Screen, wrap
+
+
+def value_name(module, key, value):
+    """Return the text for a setting's value: its name if the module names it, '?' if unset."""
+    if value is None:
+        return "?"
+    names = getattr(module, "VALUE_NAMES", ())
+    for name_key, choices in names:
+        if name_key == key and 0 <= value < len(choices):
+            return choices[value]
+    return str(value)
+
+
+class EditValue(Screen):
+    """Edit one setting: UP/DOWN change it (long press: to the ends), OK saves, BACK leaves."""
+
+    heading = "Setting"
+
+    def __init__(self, app, key, label):
+        super().__init__()
+        self.key = key
+        self.module = app.group(key.split(".")[0])
+        spec = app.spec(key)
+        if spec is None:
+            raise ValueError("unknown setting %s" % key)
+        self.low = spec[2]
+        self.high = spec[3]
+        value = app.setting(key)
+        if value is None:
+            value = spec[1] if spec[1] is not None else self.low
+        self.value = value
+        self.lines = wrap(label)[:2]
+        self.text = ""
+        self.update()
+
+    def update(self):
+        """Build the value's text (once per change)."""
+        self.text = value_name(self.module, self.key, self.value)
+        self.dirty = True
+
+    def on_button(self, app, button):
+        """Change, save or leave."""
+        if button == UP and self.value < self.high:
+            self.value += 1
+        elif button == DOWN and self.value > self.low:
+            self.value -= 1
+        elif button == LONG_UP:
+            self.value = self.high
+        elif button == LONG_DOWN:
+            self.value = self.low
+        elif button == OK:
+            try:
+                app.change_setting(self.key, self.value)
+            except ValueError as exc:
+                app.show_toast(str(exc.args[0])[:16])
+                return None
+            return BACK
+        elif button == CANCEL:
+            return BACK
+        else:
+            return None
+        self.update()
+        return None
+
+    def draw(self, canvas):
+        """Label, the value in big digits, the range."""
+        draw.title(canvas, self.heading)
+        y = 11
+        for line in self.lines:
+            canvas.text(line, 0, y, 1)
+            y += 9
+        if len(self.text) <= 5:
+            draw.big(canvas, self.text, (128 - len(self.text) * 16) // 2, 31, 2)
+        else:
+            draw.center(canvas, self.text, 35)
+        canvas.text("%d..%d" % (self.low, self.high), 0, 56, 1)
+        draw.right(canvas, "OK:save", 56)
+
+
+class AskValue(EditValue):
+    """A game needs a value the rulebook does not give: ask the player, from their card."""
+
+    heading = "From your card:"
