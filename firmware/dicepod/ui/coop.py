@@ -8,8 +8,9 @@ from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Screen
 
 
 class ActionScreen(Screen):
-    """Subclasses implement build(app) -> list of (label, function(app) -> transition) and
-    info(canvas)."""
+    """Subclasses implement build(app) -> list of (label, action) and info(canvas); an action
+    is a function(app) -> transition, an event to play, or the kind of an event without data
+    (a string): one function less in RAM per such action."""
 
     game_screen = True
 
@@ -40,7 +41,12 @@ class ActionScreen(Screen):
             self.index = (self.index + (1 if button == DOWN else -1)) % count
             self.dirty = True
         elif button == OK and count:
-            return self.actions[self.index][1](app)
+            action = self.actions[self.index][1]
+            if isinstance(action, str):  # an event without data, e.g. "next": ("next", ())
+                return app.play((action, ()))
+            if isinstance(action, tuple):  # an event
+                return app.play(action)
+            return action(app)
         elif button == LONG_OK:
             return GameMenu(app)
         elif button == CANCEL:

@@ -47,7 +47,7 @@ class OrksScreen(ActionScreen):
             self.title = "Rise of the Orks"
             lines.append("Difficulty?")
             for d in range(4):
-                actions.append((rules.DIFFICULTIES[d], _Start(d)))
+                actions.append((rules.DIFFICULTIES[d], ("start", (d,))))
         elif phase == rules.WAVE:
             lines.append("Wave %d left" % game.wave_left)
             event = app.last_event
@@ -59,7 +59,7 @@ class OrksScreen(ActionScreen):
             if game.wave_left:
                 actions.append(("Add Ork", _add))
             else:
-                actions.append(("Terminators", _next))
+                actions.append(("Terminators", "next"))
         elif phase == rules.TERMINATOR_PHASE:
             t = game.current
             self.big = rules.TERMINATORS[t]
@@ -68,13 +68,13 @@ class OrksScreen(ActionScreen):
                 lines.append("Heroes All: up!")
             lines.append(self.note(app))
             actions.append(("Attack", _attack))
-            actions.append(("Next Terminator", _next))
+            actions.append(("Next Terminator", "next"))
             actions.append(("Heal 1 (start)", _heal))
             actions.append(("Supply token", _supply))
         elif phase == rules.ORK_PHASE:
             lines.append("Ork Action phase")
             lines.append(self.note(app))
-            actions.append(("New round", _next))
+            actions.append(("New round", "next"))
         else:
             if game.result == rules.WON:
                 self.result = "VICTORY"
@@ -85,7 +85,7 @@ class OrksScreen(ActionScreen):
                 self.result = "DEFEAT"
                 lines.append("No grit left" if game.result == rules.LOST_GRIT else "Reactors lost")
             for d in range(4):
-                actions.append((rules.DIFFICULTIES[d], _Start(d)))
+                actions.append((rules.DIFFICULTIES[d], ("start", (d,))))
         bits = game.reminders()
         for bit, text in rules.REMINDERS:
             if bits & bit:
@@ -93,10 +93,10 @@ class OrksScreen(ActionScreen):
         if rules.SETUP != phase != rules.OVER:
             actions.append(("Ork hits", _hit))
             actions.append(("Damage", _damage))
-            actions.append(("Reactor smashed", _smash))
+            actions.append(("Reactor smashed", "smash"))
             actions.append(("Destroyed (card)", _destroy))
             if game.supply_kept:
-                actions.append(("Play supply", _play_supply))
+                actions.append(("Play supply", "play_supply"))
             actions.append(("Terminators", _status))
             actions.append(("Board/reserves", _board))
         self.lines = lines
@@ -161,22 +161,8 @@ class OrksScreen(ActionScreen):
 # -- actions -----------------------------------------------------------------------------------
 
 
-class _Start:
-    """Start at a difficulty (the Command values are asked first if missing)."""
-
-    def __init__(self, difficulty):
-        self.difficulty = difficulty
-
-    def __call__(self, app):
-        app.play(("start", (self.difficulty,)))
-
-
 def _add(app):
     app.play(rules.add_ork(app.game, app.randbelow))
-
-
-def _next(app):
-    app.play(("next", ()))
 
 
 def _heal(app):
@@ -185,14 +171,6 @@ def _heal(app):
 
 def _supply(app):
     app.play(("supply", (app.game.current,)))
-
-
-def _smash(app):
-    app.play(("smash", ()))
-
-
-def _play_supply(app):
-    app.play(("play_supply", ()))
 
 
 def _kinds_on_board(game):
@@ -219,19 +197,11 @@ def _attack_where(app, kind):
     if not app.game.board[rules.PAINBOY] or kind == rules.PAINBOY:
         labels = labels[:2]
         values = values[:2]
-    return Replace(_AttackModifier(kind, labels, values))
 
+    def roll(app, value):
+        app.play(rules.attack(kind, app.randbelow, value & 1, value >> 1))
 
-class _AttackModifier(Pick):
-    """Cover / Painboy for an attack, then roll."""
-
-    def __init__(self, kind, labels, values):
-        super().__init__(short(rules.KINDS[kind]) + " in", labels, values, 0, self.roll)
-        self.kind = kind
-
-    def roll(self, app, value):
-        """Roll the attack die."""
-        app.play(rules.attack(self.kind, app.randbelow, value & 1, value >> 1))
+    return Replace(Pick(short(rules.KINDS[kind]) + " in", labels, values, 0, roll))
 
 
 def _destroy(app):
@@ -259,22 +229,11 @@ def _hit(app):
 
 
 def _hit_by(app, t):
-    labels = list(rules.KINDS)
-    values = list(range(10))
-    return Replace(_HitBy(t, labels, values))
-
-
-class _HitBy(Pick):
-    """Which Ork kind hits Terminator t (its damage from the settings)."""
-
-    def __init__(self, t, labels, values):
-        super().__init__("Hit by", labels, values, 0, self.hit)
-        self.t = t
-
-    def hit(self, app, kind):
-        """Journal the hit."""
+    def hit(app, kind):  # which Ork kind hits Terminator t (its damage from the settings)
         app.game.ork_damage(kind)
-        app.play(("hit", (self.t, kind)))
+        app.play(("hit", (t, kind)))
+
+    return Replace(Pick("Hit by", list(rules.KINDS), list(range(10)), 0, hit))
 
 
 def _damage(app):
@@ -283,19 +242,10 @@ def _damage(app):
 
 
 def _damage_amount(app, t):
-    return Replace(_Amount(t))
+    def deal(app, n):  # how much damage (1..5)
+        app.play(("damage", (t, n)))
 
-
-class _Amount(Pick):
-    """How much damage (1..5)."""
-
-    def __init__(self, t):
-        super().__init__("Damage", ["1", "2", "3", "4", "5"], [1, 2, 3, 4, 5], 0, self.deal)
-        self.t = t
-
-    def deal(self, app, n):
-        """Journal the damage."""
-        app.play(("damage", (self.t, n)))
+    return Replace(Pick("Damage", ["1", "2", "3", "4", "5"], [1, 2, 3, 4, 5], 0, deal))
 
 
 def _status(app):

@@ -40,8 +40,8 @@ class TyranidScreen(ActionScreen):
             lines.append("Choose a level")
             lines.append("and 4 Marines.")
             for level in (1, 2, 3):
-                actions.append(("Level %d" % level, _Start(level, 0)))
-            actions.append(("Campaign", _Start(1, 1)))
+                actions.append(("Level %d" % level, _start(level, 0)))
+            actions.append(("Campaign", _start(1, 1)))
         elif phase == rules.PLACING:
             self.title = "L%d set-up" % game.level
             if game.level == 2:
@@ -81,12 +81,12 @@ class TyranidScreen(ActionScreen):
             elif game.needs_shuffle():
                 actions.append(("New round", _shuffle))
             elif game.current >= 0:
-                actions.append(("Move", _move))
+                actions.append(("Move", "move"))
                 actions.append(("Attack", _attack))
-                actions.append(("Other action", _action))
+                actions.append(("Other action", "action"))
                 if game.level == 1:
                     actions.append(("Console", _console))
-                actions.append(("End turn", _end_turn))
+                actions.append(("End turn", "end_turn"))
             else:
                 actions.append(("Reveal card", _activate))
             actions.append(("Place Tyranid", _place))
@@ -96,7 +96,7 @@ class TyranidScreen(ActionScreen):
             actions.append(("Bag", _bag))
             actions.append(("Destroyed", _destroy))
             actions.append(("Returned", _return))
-            actions.append(("+Tyranid card", _add_card))
+            actions.append(("+Tyranid card", "add_tyranid_card"))
             if game.level == 1 and not game.infestation_out:
                 actions.append(("End: exit count", _exit))
             elif game.level > 1:
@@ -110,8 +110,8 @@ class TyranidScreen(ActionScreen):
             if game.campaign and game.level < 3 and game.result in (2, 3, 4):
                 actions.append(("Next level", _next_level))
             for level in (1, 2, 3):
-                actions.append(("Level %d" % level, _Start(level, 0)))
-            actions.append(("Campaign", _Start(1, 1)))
+                actions.append(("Level %d" % level, _start(level, 0)))
+            actions.append(("Campaign", _start(1, 1)))
         self.lines = lines
         return actions
 
@@ -160,15 +160,9 @@ class TyranidScreen(ActionScreen):
 # -- actions: function(app) -> transition ------------------------------------------------------
 
 
-class _Start:
+def _start(level, campaign):
     """Start a level (or a campaign): choose the team first."""
-
-    def __init__(self, level, campaign):
-        self.level = level
-        self.campaign = campaign
-
-    def __call__(self, app):
-        return Team(self.level, self.campaign)
+    return lambda app: Team(level, campaign)
 
 
 class Team(ListScreen):
@@ -224,24 +218,8 @@ def _activate(app):
     app.play(rules.activate(app.game))
 
 
-def _move(app):
-    app.play(("move", ()))
-
-
-def _action(app):
-    app.play(("action", ()))
-
-
 def _console(app):
     app.play(rules.console(app.randbelow))
-
-
-def _end_turn(app):
-    app.play(("end_turn", ()))
-
-
-def _add_card(app):
-    app.play(("add_tyranid_card", ()))
 
 
 def _win(app):
