@@ -1,11 +1,7 @@
 """The Battle Game screens: Battle Rolls with six pip dice, set-aside choices named, the exact
 bust chance of every keep option before the player pushes their luck (best one marked), BUST
 and ALL OUT! as full-width banners, Battle Actions with the heroes' moves, the win and the best
-of three. Pure.
-
-Dice row: solid dice are set aside this turn (in scoring rolls); a thick frame is a die kept
-(left unrolled); a dotted frame is a die about to be re-rolled; a caret marks the dice of the
-set-aside being chosen.
+of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 """
 
 from dicepod.rules import battle, odds
@@ -24,16 +20,26 @@ def player_name(player):
     return "P%d" % (player + 1)
 
 
-def short(combo):
-    """A short name for a scoring roll: L6, D6, 3x4, 1-2-3."""
-    index = battle.kind_index(combo)
-    if index == 0:
-        return "L6"
-    if index == 1:
-        return "D6"
-    if index == 2:
-        return "3x%d" % combo[0]
-    return "-".join([str(v) for v in combo])
+def short(combos, width=16):
+    """Scoring rolls in at most width characters: one by name, several as 'L6 D6 3x4 1-3'."""
+    if len(combos) == 1 and battle.kind_index(combos[0]) < 3:
+        return battle.name(combos[0])[:width]
+    text = ""
+    for combo in combos:
+        index = battle.kind_index(combo)
+        if index == 3:
+            text += " %d-%d" % (combo[0], combo[-1])  # a straight
+        else:
+            text += " " + ("L6", "D6", "3x%d" % combo[0])[index]
+    if len(combos) == 1:
+        text = " Straight" + text
+    return text[1 : width + 1]
+
+
+def row(left, right=""):
+    """One 16-character text line: left flush left, right flush right."""
+    left = left[: 15 - len(right)] if right else left
+    return left + " " * (16 - len(left) - len(right)) + right
 
 
 # The "stop rolling" entry of the keep options (compared by identity).
@@ -51,6 +57,17 @@ def _marks(dice, values):
     return marks
 
 
+# Layout, chosen so that a roll changes few display pages (the driver sends only the changed
+# columns of each 8-row page): the dice are 20 pixels square at rows 5..24, so their pips (rows
+# 8..21) fill exactly pages 1 and 2 and their frames, which a roll leaves alone, sit outside
+# them; triangles under the dice of the set-aside being chosen at rows 26..29 (page 3); then
+# four text lines, one page each (rows 32, 40, 48, 56): the roll line (the set-aside being
+# chosen, or the keep option's bust chance), the exact fraction, the rolls set aside this turn,
+# the turn line (whose turn, which turn, the score). A roll or re-roll changes the pips, the
+# triangles, the roll line and a few columns of the next one; the rest stays as it was.
+# Dice: solid = set aside this turn; thick frame = kept (left unrolled); style -1 (this
+# screen's own) = about to be re-rolled: thin frame, small pips (the frame it has before and
+# after the re-roll); dotted = no longer counts (stopping).
 class BattleScreen(Screen):
     """One screen for the whole turn; what UP/DOWN/OK do depends on the phase."""
 
@@ -95,106 +112,104 @@ class BattleScreen(Screen):
         self.build(game)
 
     def build(self, game):
-        """Build the dice row and the text lines for the current cursor."""
+        """Build the dice row, the marks and the four text lines for the current cursor."""
         phase = game.phase
-        aside = []
-        for combo in game.aside:
-            aside.extend(combo)
-        free = game.dice
-        faces = list(aside) + list(free)
-        styles = [draw.ASIDE] * len(aside)
-        carets = [False] * len(faces)
-        kept = _marks(free, game.kept)
-        who = "%s turn %d" % (player_name(game.player), game.turn)
+        player = player_name(game.player)
+        lines = ["", "", "", "%d:%d" % (game.score(0), game.score(1))]
+        lines[3] = row("%s turn %d" % (player, game.turn), lines[3])
+        kept = _marks(game.dice, game.kept)
+        styles = [draw.KEPT if kept[i] else draw.ROLLED for i in range(len(kept))]
+        text = short(game.aside)
+        if text and len(text) <= 10:
+            text = "Aside " + text
         self.banner = None
-        lines = []
         if phase == battle.ROLL:
-            faces = [0] * 6
-            styles = [draw.BLANK] * 6
-            lines.append(who)
-            lines.append("Score %d : %d" % (game.score(0), game.score(1)))
+            self._show_dice(game, (), None)
+            lines[0] = "OK: Battle Roll"
             if game.lost:
-                lines.append("%s lost %d" % (player_name(1 - game.player), len(game.lost)))
-            lines.append("OK: Battle Roll")
+                lines[2] = "%s lost %d" % (player_name(1 - game.player), len(game.lost))
         elif phase == battle.CHOOSE:
             choice = self.options[self.cursor] if self.options else ()
             values = []
             for combo in choice:
                 values.extend(combo)
-            chosen = _marks(free, values)
-            for i in range(len(free)):
-                if chosen[i]:
-                    styles.append(draw.ASIDE)
-                    carets[len(aside) + i] = True
-                else:
-                    styles.append(draw.KEPT if kept[i] else draw.ROLLED)
-            lines.append("Set aside %d/%d" % (self.cursor + 1, len(self.options)))
-            for combo in choice[:3]:
-                lines.append(battle.name(combo)[:16])
-            if len(choice) > 3:
-                lines.append("+%d more" % (len(choice) - 3))
+            self._show_dice(game, game.dice, styles, _marks(game.dice, values))
+            count = len(self.options)
+            index = "%d/%d" % (self.cursor + 1, count) if count > 1 else ""
+            lines[0] = row(short(choice, 15 - len(index)), index)
+            lines[2] = text
         elif phase == battle.BUST:
-            for i in range(len(free)):
-                styles.append(draw.KEPT if kept[i] else draw.ROLLED)
+            self._show_dice(game, game.dice, styles)
             self.banner = "BUST!"
             lost = len(game.aside)
-            lines.append("%s loses %d roll%s" % (who[:2], lost, "" if lost == 1 else "s"))
+            lines[3] = "%s loses %d roll%s" % (player, lost, "" if lost == 1 else "s")
         elif phase == battle.DECIDE:
             option = self.options[self.cursor]
-            if option is _STOP or not free:
-                keep = ()
-            else:
-                keep = option[0]
-            keeping = _marks(free, keep)
-            for i in range(len(free)):
-                styles.append(draw.KEPT if keeping[i] else draw.DIM)
-            if game.all_out:
-                self.banner = "ALL OUT!"
+            free = game.dice
+            keep = () if option is _STOP or not free else option[0]
+            # the kept dice first, where the re-roll will have them: it changes only the dice
+            # it rolls
+            kept = _marks(free, keep)
+            values = [free[i] for i in range(len(free)) if kept[i]]
+            values += [free[i] for i in range(len(free)) if not kept[i]]
+            styles = [draw.DIM if option is _STOP else -1] * len(values)
+            styles[: len(keep)] = [draw.KEPT] * len(keep)
+            self._show_dice(game, values, styles)
+            lines[2] = text
             if option is _STOP:
-                lines.append("%d rolls aside" % len(game.aside))
-                lines.append("OK: stop, act")
+                lines[0] = "OK: stop, act"
                 if game.extra_turn():
-                    lines.append("then extra turn")
+                    lines[1] = "then extra turn"
             elif not free:
-                lines.append("OK: roll all six")
+                lines[0] = "OK: roll all 6"
             else:
-                rolled = len(free) - len(keep)
-                if keep:
-                    text = "Keep "
-                    for value in keep:
-                        text += str(value)
-                    lines.append("%s roll %d" % (text[:11], rolled))
-                else:
-                    lines.append("Re-roll %d dice" % rolled)
                 num, den = option[1]
                 best = " BEST" if self.cursor == 1 else ""
-                lines.append("Bust %s%s" % (draw.percent_tenths(num, den), best))
-                lines.append("= %d/%d" % (num, den))
+                lines[0] = row("Bust " + draw.percent_tenths(num, den), best)
+                lines[1] = row("", "= %d/%d " % (num, den))  # the last column: UP/DOWN mark
+            if game.all_out:
+                # the banner covers the first two lines: what OK does goes below it
+                self.banner = "ALL OUT!"
+                lines[2] = lines[0]
+                if lines[1]:
+                    lines[3] = lines[1]
         elif phase == battle.ACTIONS:
-            styles.extend([draw.DIM] * len(free))
-            lines.append("%s actions:" % player_name(game.player))
-            text = ""
-            for combo in game.aside:
-                text += short(combo) + " "
-            lines.append(text[:16])
-            lines.append("OK: move heroes")
+            self._show_dice(game, game.dice, [draw.DIM] * len(game.dice))
+            lines[0] = "%s actions:" % player
+            lines[1] = short(game.aside)
+            lines[2] = "OK: move heroes"
         elif phase == battle.OVER:
-            faces = []
-            styles = []
+            self._show_dice(game, (), None)
+            self.faces = []  # no dice: the banner at the top
             self.banner = "%s WINS" % player_name(game.winner)
             totals = game.totals()
-            lines.append("Game %d: %d : %d" % (game.game_number, game.score(0), game.score(1)))
-            lines.append("Total %d : %d" % (totals[0], totals[1]))
+            lines[0] = "Game %d: %d : %d" % (game.game_number, game.score(0), game.score(1))
+            lines[1] = "Total %d : %d" % (totals[0], totals[1])
             if game.series_over():
                 winner = game.series_winner()
-                lines.append("Series: tie" if winner is None else "Series: " + player_name(winner))
+                lines[2] = "Series: tie" if winner is None else "Series: " + player_name(winner)
             else:
-                lines.append("OK: next game")
-        self.faces = faces
-        self.styles = styles
-        self.carets = carets
+                lines[2] = "OK: next game"
+            lines[3] = ""
         self.lines = lines
         self.dirty = True
+
+    def _show_dice(self, game, free, styles, marks=None):
+        """Set-aside dice (solid), then free in styles, marks under some; styles None: six
+        blank dice. Over six dice (all six again after ALL OUT!): the free ones only."""
+        if styles is None:
+            self.faces = [0] * 6
+            self.styles = [draw.BLANK] * 6
+            self.carets = [False] * 6
+            return
+        values = []
+        for combo in game.aside:
+            values.extend(combo)
+        if len(values) + len(free) > 6:
+            values = []
+        self.faces = values + list(free)
+        self.styles = [draw.ASIDE] * len(values) + styles
+        self.carets = [False] * len(values) + (marks or [False] * len(free))
 
     # -- buttons ------------------------------------------------------------------------------
 
@@ -239,37 +254,44 @@ class BattleScreen(Screen):
     # -- drawing ------------------------------------------------------------------------------
 
     def draw(self, canvas):
-        """Dice row, then the lines (or a banner over them)."""
+        """Dice row and marks, then the text lines (a banner over the first ones)."""
         faces = self.faces
         for i in range(len(faces)):
             x = 1 + i * 21
-            draw.die(canvas, x, 0, faces[i], self.styles[i])
-            if i < len(self.carets) and self.carets[i]:
-                canvas.hline(x + 6, 21, 8, 1)
-                canvas.hline(x + 8, 22, 4, 1)
-        y = 24
-        if self.banner is not None:
-            if self.banner == "BUST!":
-                draw.banner(canvas, self.banner, 23, 3)
-                y = 56
-            elif not faces:
-                draw.banner(canvas, self.banner, 2, 2)
-                y = 27
+            if self.styles[i] < 0:
+                # about to be re-rolled: thin frame, 2×2 pips where draw.die puts 4×4 ones
+                canvas.rect(x, 5, 20, 20, 1)
+                for cell in range(9):
+                    if draw._FACES[faces[i]] & (1 << cell):
+                        canvas.fill_rect(x + 4 + 5 * (cell % 3), 9 + 5 * (cell // 3), 2, 2, 1)
             else:
-                draw.banner(canvas, self.banner, 23, 2)
-                y = 46
-        for line in self.lines:
-            if y > 56:
-                break
-            canvas.text(line, 0, y, 1)
-            y += 9
+                draw.die(canvas, x, 5, faces[i], self.styles[i])
+            if self.carets[i]:
+                # a small triangle under the die (rows 26..29), pointing at it
+                for cell in range(4):
+                    canvas.hline(x + 9 - cell, 26 + cell, 2 + 2 * cell, 1)
+        lines = self.lines
+        first = 0  # the first text line drawn (at row 32, then one every 8 rows)
+        if self.banner is not None:
+            if not faces:
+                draw.banner(canvas, self.banner, 2, 2)
+                for i in range(len(lines)):
+                    canvas.text(lines[i], 0, 27 + 9 * i, 1)
+                return
+            scale = 3 if self.banner == "BUST!" else 2
+            draw.banner(canvas, self.banner, 27, scale)
+            first = scale  # the banner covers that many lines
+        for i in range(first, len(lines)):
+            canvas.text(lines[i], 0, 32 + 8 * i, 1)
         if len(self.options) > 1:
-            # UP/DOWN hint: a small up/down arrow at the bottom right
-            canvas.vline(124, 57, 7, 1)
-            canvas.pixel(123, 58, 1)
-            canvas.pixel(125, 58, 1)
-            canvas.pixel(123, 62, 1)
-            canvas.pixel(125, 62, 1)
+            # UP/DOWN hint: a small up/down arrow in the last column of the second line (under
+            # the ALL OUT! banner, of the third)
+            y = 49 if first else 41
+            canvas.vline(124, y, 7, 1)
+            canvas.pixel(123, y + 1, 1)
+            canvas.pixel(125, y + 1, 1)
+            canvas.pixel(123, y + 5, 1)
+            canvas.pixel(125, y + 5, 1)
 
 
 def _new_series(app):
