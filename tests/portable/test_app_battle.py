@@ -2,7 +2,7 @@
 without a crash, the journal holds the game, and the screens are pixel-identical under CPython
 and MicroPython (result_screens: CRC-32 of the frame buffer at each snap). Portable."""
 
-from app_board import file_storage
+from app_board import OK, Board, file_storage, menu, press, screen_bytes
 from app_sessions import battle_session as _session
 from app_sessions import journal_kinds, run_recorded
 
@@ -25,6 +25,42 @@ def test_battle_session_plays_best_of_three():
     names = [s[0] for s in shots]
     for name in ("battle_choose", "battle_decide", "battle_bust", "battle_win", "battle_move"):
         assert name in names, name
+
+
+def _pages(before, after):
+    """The display pages (8-row bands, 128 bytes each) that differ between two frames."""
+    return [
+        p for p in range(8) if before[p * 128 : p * 128 + 128] != after[p * 128 : p * 128 + 128]
+    ]
+
+
+def test_a_roll_redraws_only_the_dice_marks_and_the_roll_lines():
+    """The layout that keeps roll redraws small (tools/bench_display.py counts the bytes): a
+    re-roll leading to a set-aside choice changes only the pips (pages 1-2), the marks (3) and
+    the roll line and the one under it (4-5); a Battle Roll may also clear the line saying what
+    the other player lost (6). The frames' tops, the set-aside line and the turn line stay."""
+    from dicepod.app import App
+
+    app = App(Board(seed=5))
+    app.start()
+    menu(app, "battle")
+    rolls = rerolls = 0
+    for _ in range(300):
+        phase = app.game.phase
+        if phase == "actions":
+            break
+        before = screen_bytes(app)
+        press(app, OK)  # roll, set aside the first choice, push luck with the best keep
+        if app.game.phase != "choose" or phase == "choose":
+            continue
+        changed = _pages(before, screen_bytes(app))
+        if phase == "roll":
+            rolls += 1
+            assert set(changed) <= {1, 2, 3, 4, 5, 6}, changed
+        else:
+            rerolls += 1
+            assert set(changed) <= {1, 2, 3, 4, 5}, changed
+    assert rolls and rerolls
 
 
 def result_screens():

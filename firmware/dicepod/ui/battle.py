@@ -104,7 +104,7 @@ class BattleScreen(Screen):
                 options.extend(odds.keep_options(game.dice, kept_can_score))
                 self.cursor = 1  # the lowest-risk keep: the hint
             elif game.can_roll_again():
-                options.append(((), (0, 1)))
+                options.append([(), (0, 1)])  # roll all six again (not _STOP: a new list)
                 self.cursor = 1
             self.options = options
         else:
