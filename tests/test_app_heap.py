@@ -3,19 +3,19 @@
 compiled to .mpy as the deploy tool installs it. No MemoryError, no crash, and the journal
 MicroPython writes equals CPython's byte for byte (the same presses played the same games).
 
-Measured caps (unix port, .mpy): free roll 72 KB, Tests 80 KB, Battle Game 96 KB, Tyranid
-Attack! 104 KB, Rise of the Orks 128 KB; every mode in one session 160 KB. The 96 KB goal
-(half a Pico's heap) is met by the first three; the co-op games' rules modules are too big
-for it yet (rules/orks.py alone holds ~38 KB of heap once loaded, 11 KB of it its 60 SETTINGS
-specs), see tools/bench_app.py."""
+Measured smallest heaps (unix port, 64-bit: objects twice a Pico's size, 32-byte GC blocks;
+.mpy; 1 KB steps): free roll 72 KB, Tests 84, Battle Game 96, Rise of the Orks 95, Tyranid
+Attack! 104; every mode in one session 120. The 96 KB goal (half a Pico's heap) is met by
+every mode but Tyranid Attack!, and not by the session that plays them all: see
+tools/bench_app.py for where the bytes go. Those two are held at their measured bound (plus
+4 KB, for code other engineers are changing) so growth is noticed."""
 
 import pytest
 from app_heap import EVERY_MODE, build_mpy, record, replay
 
-# Guard caps in KB for the co-op games: their measured smallest heap (see the docstring) plus
-# 16 KB of headroom, so growth past that is noticed.
-_GUARD = {"tyranid": 104 + 16, "orks": 128 + 16}
 _GOAL = 96
+# Measured smallest heap (KB) + 4 KB where the goal is not met yet.
+_BOUND = {"tyranid": 104 + 4, "every mode": 120 + 4}
 
 
 @pytest.fixture(scope="module")
@@ -33,22 +33,15 @@ def _run(mpy, tmp_path, sessions, heap):
     return out
 
 
-def test_every_mode_in_one_session(mpy, tmp_path):
-    out = _run(mpy, tmp_path, EVERY_MODE, "176k")  # measured 160 KB, plus headroom
-    assert "events %d" % 0 not in out.stdout
-
-
-@pytest.mark.parametrize("mode", ["free", "tests", "battle"])
+@pytest.mark.parametrize("mode", ["free", "tests", "battle", "orks"])
 def test_mode_within_the_96k_goal(mpy, tmp_path, mode):
     _run(mpy, tmp_path, (mode,), "%dk" % _GOAL)
 
 
-@pytest.mark.parametrize("mode", ["tyranid", "orks"])
-def test_coop_mode_within_its_guard_cap(mpy, tmp_path, mode):
-    _run(mpy, tmp_path, (mode,), "%dk" % _GUARD[mode])
+def test_tyranid_within_its_measured_bound(mpy, tmp_path):
+    _run(mpy, tmp_path, ("tyranid",), "%dk" % _BOUND["tyranid"])
 
 
-@pytest.mark.xfail(reason="the co-op rules modules do not fit the 96 KB goal yet", strict=False)
-@pytest.mark.parametrize("mode", ["tyranid", "orks"])
-def test_coop_mode_within_the_96k_goal(mpy, tmp_path, mode):
-    _run(mpy, tmp_path, (mode,), "%dk" % _GOAL)
+def test_every_mode_in_one_session_within_its_measured_bound(mpy, tmp_path):
+    out = _run(mpy, tmp_path, EVERY_MODE, "%dk" % _BOUND["every mode"])
+    assert "events %d" % 0 not in out.stdout
