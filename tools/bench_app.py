@@ -26,35 +26,31 @@ sys.path.insert(0, str(ROOT / "tests"))
 from app_heap import EVERY_MODE, build_mpy, record, replay  # noqa: E402
 
 _CAPS_KB = tuple(range(64, 192, 4)) + (190,)
-# Import order for the per-module costs: boot first (what the shell keeps), then each mode's.
-_MODULES = (
+# The per-module costs: the boot modules (what the shell keeps), then each mode's (and the
+# passing screens'), each group imported after the boot ones in a fresh interpreter.
+_BOOT = (
     "dicepod.journal dicepod.settings dicepod.rules.modes dicepod.ui.screen dicepod.ui.draw "
-    "dicepod.ui.menu dicepod.app dicepod.drivers.storage | dicepod.rules.free dicepod.ui.free | "
-    "dicepod.rules.tests dicepod.ui.tests | dicepod.rules.dice dicepod.rules.odds "
-    "dicepod.rules.battle dicepod.ui.battle | dicepod.rules.bag dicepod.rules.specs "
-    "dicepod.rules.deck dicepod.rules.tyranid dicepod.ui.coop dicepod.ui.tyranid | "
-    "dicepod.rules.orks dicepod.ui.orks | dicepod.ui.ask dicepod.ui.settings "
-    "dicepod.ui.history dicepod.ui.message"
+    "dicepod.ui.menu dicepod.app dicepod.drivers.storage"
 )
-# Runs under MicroPython: import each group's modules, print the heap each adds (a step in the
-# qstr pool, which is never freed, lands on whichever module crosses it), then drop the group.
+_GROUPS = (
+    "dicepod.rules.free dicepod.ui.free",
+    "dicepod.rules.tests dicepod.ui.tests",
+    "dicepod.rules.dice dicepod.rules.odds dicepod.rules.battle dicepod.ui.battle",
+    "dicepod.rules.bag dicepod.rules.specs dicepod.rules.deck dicepod.rules.tyranid "
+    "dicepod.ui.coop dicepod.ui.tyranid",
+    "dicepod.rules.bag dicepod.rules.specs dicepod.rules.orks dicepod.ui.coop dicepod.ui.orks",
+    "dicepod.ui.ask dicepod.ui.settings dicepod.ui.history dicepod.ui.message",
+)
+# Runs under MicroPython: import the modules, print the heap each adds (a step in the qstr
+# pool, which is never freed, lands on whichever module crosses it), then the qstr pool.
 _COSTS = """
 import gc, sys, micropython
-groups = sys.argv[1].split("|")
-keep = ()
-for i in range(len(groups)):
-    for name in groups[i].split():
-        gc.collect()
-        before = gc.mem_alloc()
-        __import__(name)
-        gc.collect()
-        print("%-26s %6d" % (name, gc.mem_alloc() - before))
-    if i == 0:
-        keep = tuple(sys.modules)
-    for name in list(sys.modules):
-        if name not in keep:
-            del sys.modules[name]
-    print("--")
+for name in sys.argv[1].split():
+    gc.collect()
+    before = gc.mem_alloc()
+    __import__(name)
+    gc.collect()
+    print("%-26s %6d" % (name, gc.mem_alloc() - before))
 micropython.qstr_info()
 """
 
@@ -68,10 +64,15 @@ def module_costs(mpy, work):
     script = work / "costs.py"
     script.write_text(_COSTS)
     env = {"MICROPYPATH": ".frozen:%s" % mpy, "PATH": "/usr/bin:/bin"}
-    args = [micropython_bin(), "-X", "heapsize=400k", str(script), _MODULES]
-    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
-    for line in (out.stdout + out.stderr).splitlines():
-        print("  " + line)
+    skip = 0
+    for group in _GROUPS:
+        args = [micropython_bin(), "-X", "heapsize=400k", str(script), _BOOT + " " + group]
+        out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
+        lines = (out.stdout + out.stderr).splitlines()
+        for line in lines[skip:]:
+            print("  " + line)
+        skip = len(_BOOT.split())  # the boot modules once
+        print("  --")
 
 
 def smallest_heap(mpy, work, sessions):

@@ -100,8 +100,8 @@ class TyranidScreen(ActionScreen):
             if game.level == 1 and not game.infestation_out:
                 actions.append(("End: exit count", _exit))
             elif game.level > 1:
-                actions.append(("Result: win", _win))
-                actions.append(("Result: loss", _loss))
+                actions.append(("Result: win", ("result", (rules.WIN,))))
+                actions.append(("Result: loss", ("result", (rules.LOSS,))))
         else:
             self.title = "Level %d over" % game.level
             self.result = rules.RESULTS[game.result].upper()
@@ -202,6 +202,11 @@ class Team(ListScreen):
         return BACK
 
 
+def _play_with(kind):
+    """A Pick's then: play (kind, (the value picked,))."""
+    return lambda app, value: app.play((kind, (value,)))
+
+
 def _lictor(app):
     app.play(rules.lictor_roll(app.randbelow))
 
@@ -220,14 +225,6 @@ def _activate(app):
 
 def _console(app):
     app.play(rules.console(app.randbelow))
-
-
-def _win(app):
-    app.play(("result", (rules.WIN,)))
-
-
-def _loss(app):
-    app.play(("result", (rules.LOSS,)))
 
 
 def _targets(game):
@@ -267,20 +264,12 @@ def _on_board(game):
 
 def _destroy(app):
     labels, values = _on_board(app.game)
-    return Pick("Destroyed", labels, values, 0, _do_destroy)
-
-
-def _do_destroy(app, kind):
-    app.play(("destroy", (kind,)))
+    return Pick("Destroyed", labels, values, 0, _play_with("destroy"))
 
 
 def _return(app):
     labels, values = _on_board(app.game)
-    return Pick("Back to bag", labels, values, 0, _do_return)
-
-
-def _do_return(app, kind):
-    app.play(("return", (kind,)))
+    return Pick("Back to bag", labels, values, 0, _play_with("return"))
 
 
 def _marines(game, need_special=False):
@@ -297,22 +286,14 @@ def _marines(game, need_special=False):
 
 def _wound(app):
     labels, values = _marines(app.game)
-    return Pick("Wound", labels, values, 0, _do_wound)
-
-
-def _do_wound(app, m):
-    app.play(("wound", (m,)))
+    return Pick("Wound", labels, values, 0, _play_with("wound"))
 
 
 def _special(app):
     labels, values = _marines(app.game, True)
     if not values:
         raise ValueError("no special cards")
-    return Pick("Special card", labels, values, 0, _do_special)
-
-
-def _do_special(app, m):
-    app.play(("special", (m,)))
+    return Pick("Special card", labels, values, 0, _play_with("special"))
 
 
 def _team(app):
@@ -340,11 +321,7 @@ def _exit(app):
     game = app.game
     standing = game.marines_standing() if game.console_open else 0
     labels = ["%d Marines" % n for n in range(standing + 1)]
-    return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _do_exit)
-
-
-def _do_exit(app, n):
-    app.play(("exit", (n,)))
+    return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _play_with("exit"))
 
 
 def _next_level(app):
