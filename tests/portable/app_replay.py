@@ -53,16 +53,32 @@ _BUCKET = 32
 _BUCKETS = 256
 
 
+def _ticks(path):
+    """Yield the button byte of each tick, read from the file 64 at a time (the stream of a
+    long session would otherwise sit in the heap next to the app being measured)."""
+    chunk = bytearray(64)
+    with open(path, "rb") as f:
+        while True:
+            n = f.readinto(chunk)
+            if not n:
+                return
+            for i in range(n):
+                yield chunk[i]
+
+
 def replay(buttons, root, seed, report=False, marks=()):
-    """Run the app over the button stream; return (app, boot heap, heaps at marks, end heap,
-    (presses, total, most, histogram) of the bytes each button press allocated)."""
+    """Run the app over the button stream (bytes, or any iterable of ints); return (app, boot
+    heap, heaps at marks, end heap, (presses, total, most, histogram) of the bytes each button
+    press allocated)."""
     board = _Board(root, seed)
     app = App(board)
     app.start()
     gc.collect()
     boot = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
     keys = board.buttons
-    histogram = array.array("I", bytes(4 * _BUCKETS))  # allocated once, before measuring
+    histogram = None  # allocated once, before measuring, and only when reporting
+    if report:
+        histogram = array.array("I", bytes(4 * _BUCKETS))
     presses = total = most = 0
     at_marks = []
     tick = 0
@@ -92,14 +108,13 @@ def replay(buttons, root, seed, report=False, marks=()):
 
 
 def main(argv):
-    with open(argv[1], "rb") as f:
-        buttons = f.read()
+    buttons = _ticks(argv[1])
     report = len(argv) > 4 and argv[4] == "report"
     marks = ()
     if len(argv) > 5 and argv[5]:
         marks = tuple(int(m) for m in argv[5].split(","))
     app, boot, at_marks, end, allocations = replay(buttons, argv[2], int(argv[3]), report, marks)
-    print("ticks %d events %d" % (len(buttons), app.journal.seq))
+    print("ticks %d events %d" % (app.ms // 20 - 1, app.journal.seq))
     if report:
         print("heap after boot %d" % boot)
         for i in range(len(at_marks)):
