@@ -63,5 +63,22 @@ def test_a_roll_redraws_only_the_dice_marks_and_the_roll_lines():
     assert rolls and rerolls
 
 
+def test_all_six_again_after_all_out():
+    """With ALL OUT! giving "roll all six again", OK on the ALL OUT! screen rolls (the new six
+    dice shown, the set-aside ones named), not stop."""
+    from dicepod.app import App
+
+    app = App(Board(seed=1))
+    app.start()
+    menu(app, "battle")
+    app.change_setting("battle.all_out_effect", 1)
+    app.play(("roll", (1, 2, 3, 4, 5, 6)))
+    app.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))
+    assert app.stack[-1].banner == "ALL OUT!"
+    press(app, OK)
+    assert app.game.phase == "choose" and len(app.stack[-1].faces) == 6
+    assert app.stack[-1].lines[2] == "Aside L6 1-5"
+
+
 def result_screens():
     return _run()[1]

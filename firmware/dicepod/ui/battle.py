@@ -21,14 +21,15 @@ def player_name(player):
 
 
 def short(combos, width=16):
-    """Scoring rolls in at most width characters: one by name, several as 'L6 D6 3x4 1-3'."""
+    """Scoring rolls in at most width characters: one by name ('Lucky Six', 'Straight 1-4'),
+    several as 'L6 D6 3x4 1-3' (a straight by its lowest and highest die)."""
     if len(combos) == 1 and battle.kind_index(combos[0]) < 3:
         return battle.name(combos[0])[:width]
     text = ""
     for combo in combos:
         index = battle.kind_index(combo)
         if index == 3:
-            text += " %d-%d" % (combo[0], combo[-1])  # a straight
+            text += " %d-%d" % (combo[0], combo[-1])
         else:
             text += " " + ("L6", "D6", "3x%d" % combo[0])[index]
     if len(combos) == 1:
@@ -36,14 +37,9 @@ def short(combos, width=16):
     return text[1 : width + 1]
 
 
-def row(left, right=""):
-    """One 16-character text line: left flush left, right flush right."""
-    left = left[: 15 - len(right)] if right else left
-    return left + " " * (16 - len(left) - len(right)) + right
-
-
-# The "stop rolling" entry of the keep options (compared by identity).
-_STOP = ((), (0, 1))
+# The "stop rolling" entry of the keep options (compared by identity; a value no other option
+# has, since a compiler may make equal constant tuples one object).
+_STOP = ((), (0, 0))
 
 
 def _marks(dice, values):
@@ -104,7 +100,7 @@ class BattleScreen(Screen):
                 options.extend(odds.keep_options(game.dice, kept_can_score))
                 self.cursor = 1  # the lowest-risk keep: the hint
             elif game.can_roll_again():
-                options.append([(), (0, 1)])  # roll all six again (not _STOP: a new list)
+                options.append(((), (0, 1)))  # roll all six again
                 self.cursor = 1
             self.options = options
         else:
@@ -116,15 +112,18 @@ class BattleScreen(Screen):
         phase = game.phase
         player = player_name(game.player)
         lines = ["", "", "", "%d:%d" % (game.score(0), game.score(1))]
-        lines[3] = row("%s turn %d" % (player, game.turn), lines[3])
-        kept = _marks(game.dice, game.kept)
+        lines[3] = "%-11s%5s" % ("%s turn %d" % (player, game.turn), lines[3])
+        free = game.dice
+        kept = _marks(free, game.kept)
         styles = [draw.KEPT if kept[i] else draw.ROLLED for i in range(len(kept))]
+        marks = None
         text = short(game.aside)
         if text and len(text) <= 10:
             text = "Aside " + text
         self.banner = None
         if phase == battle.ROLL:
-            self._show_dice(game, (), None)
+            free = [0] * 6
+            styles = [draw.BLANK] * 6
             lines[0] = "OK: Battle Roll"
             if game.lost:
                 lines[2] = "%s lost %d" % (player_name(1 - game.player), len(game.lost))
@@ -133,28 +132,25 @@ class BattleScreen(Screen):
             values = []
             for combo in choice:
                 values.extend(combo)
-            self._show_dice(game, game.dice, styles, _marks(game.dice, values))
+            marks = _marks(free, values)
             count = len(self.options)
             index = "%d/%d" % (self.cursor + 1, count) if count > 1 else ""
-            lines[0] = row(short(choice, 15 - len(index)), index)
+            lines[0] = "%-*s%s" % (16 - len(index), short(choice, 15 - len(index)), index)
             lines[2] = text
         elif phase == battle.BUST:
-            self._show_dice(game, game.dice, styles)
             self.banner = "BUST!"
             lost = len(game.aside)
             lines[3] = "%s loses %d roll%s" % (player, lost, "" if lost == 1 else "s")
         elif phase == battle.DECIDE:
             option = self.options[self.cursor]
-            free = game.dice
             keep = () if option is _STOP or not free else option[0]
             # the kept dice first, where the re-roll will have them: it changes only the dice
             # it rolls
             kept = _marks(free, keep)
             values = [free[i] for i in range(len(free)) if kept[i]]
-            values += [free[i] for i in range(len(free)) if not kept[i]]
-            styles = [draw.DIM if option is _STOP else -1] * len(values)
+            free = values + [free[i] for i in range(len(free)) if not kept[i]]
+            styles = [draw.DIM if option is _STOP else -1] * len(free)
             styles[: len(keep)] = [draw.KEPT] * len(keep)
-            self._show_dice(game, values, styles)
             lines[2] = text
             if option is _STOP:
                 lines[0] = "OK: stop, act"
@@ -165,8 +161,8 @@ class BattleScreen(Screen):
             else:
                 num, den = option[1]
                 best = " BEST" if self.cursor == 1 else ""
-                lines[0] = row("Bust " + draw.percent_tenths(num, den), best)
-                lines[1] = row("", "= %d/%d " % (num, den))  # the last column: UP/DOWN mark
+                lines[0] = "%-11s%5s" % ("Bust " + draw.percent_tenths(num, den), best)
+                lines[1] = "%15s" % ("= %d/%d" % (num, den))  # the last column: UP/DOWN mark
             if game.all_out:
                 # the banner covers the first two lines: what OK does goes below it
                 self.banner = "ALL OUT!"
@@ -174,13 +170,12 @@ class BattleScreen(Screen):
                 if lines[1]:
                     lines[3] = lines[1]
         elif phase == battle.ACTIONS:
-            self._show_dice(game, game.dice, [draw.DIM] * len(game.dice))
+            styles = [draw.DIM] * len(free)
             lines[0] = "%s actions:" % player
             lines[1] = short(game.aside)
             lines[2] = "OK: move heroes"
         elif phase == battle.OVER:
-            self._show_dice(game, (), None)
-            self.faces = []  # no dice: the banner at the top
+            free = []  # no dice: the banner at the top
             self.banner = "%s WINS" % player_name(game.winner)
             totals = game.totals()
             lines[0] = "Game %d: %d : %d" % (game.game_number, game.score(0), game.score(1))
@@ -191,25 +186,18 @@ class BattleScreen(Screen):
             else:
                 lines[2] = "OK: next game"
             lines[3] = ""
-        self.lines = lines
-        self.dirty = True
-
-    def _show_dice(self, game, free, styles, marks=None):
-        """Set-aside dice (solid), then free in styles, marks under some; styles None: six
-        blank dice. Over six dice (all six again after ALL OUT!): the free ones only."""
-        if styles is None:
-            self.faces = [0] * 6
-            self.styles = [draw.BLANK] * 6
-            self.carets = [False] * 6
-            return
+        # the set-aside dice (solid) first; none before a roll or after the game, and none if
+        # there would be more than six (all six again after ALL OUT!: the third line names them)
         values = []
         for combo in game.aside:
             values.extend(combo)
-        if len(values) + len(free) > 6:
+        if phase == battle.ROLL or phase == battle.OVER or len(values) + len(free) > 6:
             values = []
         self.faces = values + list(free)
         self.styles = [draw.ASIDE] * len(values) + styles
         self.carets = [False] * len(values) + (marks or [False] * len(free))
+        self.lines = lines
+        self.dirty = True
 
     # -- buttons ------------------------------------------------------------------------------
 
@@ -259,11 +247,10 @@ class BattleScreen(Screen):
         for i in range(len(faces)):
             x = 1 + i * 21
             if self.styles[i] < 0:
-                # about to be re-rolled: thin frame, 2×2 pips where draw.die puts 4×4 ones
-                canvas.rect(x, 5, 20, 20, 1)
-                for cell in range(9):
-                    if draw._FACES[faces[i]] & (1 << cell):
-                        canvas.fill_rect(x + 4 + 5 * (cell % 3), 9 + 5 * (cell // 3), 2, 2, 1)
+                # about to be re-rolled: a thin frame around the small die's pips
+                draw.die(canvas, x, 5, 0, draw.BLANK)
+                draw.die(canvas, x + 4, 9, faces[i], draw.ROLLED, 12)
+                canvas.rect(x + 4, 9, 12, 12, 0)
             else:
                 draw.die(canvas, x, 5, faces[i], self.styles[i])
             if self.carets[i]:
@@ -271,18 +258,21 @@ class BattleScreen(Screen):
                 for cell in range(4):
                     canvas.hline(x + 9 - cell, 26 + cell, 2 + 2 * cell, 1)
         lines = self.lines
-        first = 0  # the first text line drawn (at row 32, then one every 8 rows)
+        first = 0  # lines from lines[first] on, lines[i] at row top + step * i
+        top = 32
+        step = 8
         if self.banner is not None:
-            if not faces:
+            if faces:
+                # a banner under the dice, in letters `first` times the font's size: it covers
+                # that many lines
+                first = 3 if self.banner == "BUST!" else 2
+                draw.banner(canvas, self.banner, 27, first)
+            else:
                 draw.banner(canvas, self.banner, 2, 2)
-                for i in range(len(lines)):
-                    canvas.text(lines[i], 0, 27 + 9 * i, 1)
-                return
-            scale = 3 if self.banner == "BUST!" else 2
-            draw.banner(canvas, self.banner, 27, scale)
-            first = scale  # the banner covers that many lines
+                top = 26
+                step = 9
         for i in range(first, len(lines)):
-            canvas.text(lines[i], 0, 32 + 8 * i, 1)
+            canvas.text(lines[i], 0, top + step * i, 1)
         if len(self.options) > 1:
             # UP/DOWN hint: a small up/down arrow in the last column of the second line (under
             # the ALL OUT! banner, of the third)
