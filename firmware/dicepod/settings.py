@@ -33,7 +33,10 @@ class Settings:
 
     def __init__(self, specs, values=None):
         self.specs = specs
-        self.slots = [spec[1] for spec in specs]
+        if isinstance(specs, (tuple, list)):
+            self.slots = [spec[1] for spec in specs]
+        else:
+            self.slots = specs.defaults()  # dicepod.rules.specs.Specs
         if values:
             for key in values:
                 if spec_index(specs, key) >= 0:

@@ -46,6 +46,19 @@ class Specs:
             raise IndexError("spec index")
         return _spec(text[start:end])
 
+    def defaults(self):
+        """Return a list of every spec's default (None for `-`), decoding only that field: a
+        Game's Settings start from it on every fold (and undo) without building the specs."""
+        text = self.text
+        out = []
+        start = 0
+        while start < len(text):
+            at = text.find(" ", start) + 1
+            end = text.find(" ", at)
+            out.append(None if text.startswith("-", at) else int(text[at:end]))
+            start = text.find("\n", end) + 1
+        return out
+
     def index(self, key):
         """Return the position of key's spec, or -1 (no string is built)."""
         if not isinstance(key, str) or not key or " " in key or "\n" in key:
