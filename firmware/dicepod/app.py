@@ -18,7 +18,6 @@ dicepod.rules, the screens in dicepod.ui, the journal format in dicepod.journal.
 """
 
 import gc
-import io
 import json
 import sys
 
@@ -80,41 +79,6 @@ def encode_settings(values):
         if values[key] is not None:
             parts.append("%s:%s" % (json.dumps(key), json.dumps(values[key])))
     return ("{" + ",".join(parts) + "}\n").encode()
-
-
-def trace_text(exc):
-    """Return the traceback of exc as text (sys.print_exception on MicroPython)."""
-    buffer = io.StringIO()
-    print_exception = getattr(sys, "print_exception", None)
-    if print_exception is not None:
-        print_exception(exc, buffer)
-    else:  # CPython (tests, emulator)
-        __import__("traceback").print_exception(type(exc), exc, exc.__traceback__, file=buffer)
-    return buffer.getvalue()  # pyright: ignore (the Pico stubs lack StringIO.getvalue)
-
-
-def crash_event(exc, text):
-    """Return the journal event for a crash: (name, file, line) of its innermost frame."""
-    name = type(exc).__name__
-    where = "unknown"
-    line = 0
-    for row in text.split("\n"):
-        row = row.strip()
-        if row.startswith('File "'):
-            end = row.find('"', 6)
-            where = row[6:end].replace("\\", "/").split("/")[-1]
-            at = row.find("line ")
-            if at >= 0:
-                digits = ""
-                for ch in row[at + 5 :]:
-                    if not "0" <= ch <= "9":
-                        break
-                    digits += ch
-                line = int(digits) if digits else 0
-    safe = ""
-    for ch in where[:24]:
-        safe += ch if ch in journal_module._NAME_CHARS else "_"
-    return ("crash", (name[:24], safe or "unknown", line))
 
 
 class App:
@@ -276,9 +240,13 @@ class App:
             kind = event[0]
             if kind == "new_game":
                 try:
+                    screens = "dicepod.ui." + event[1][0]
+                    fresh = screens not in sys.modules
                     module = modes.module(event[1][0])
                     # its screens' code too, before the game's objects (see new_game)
-                    __import__("dicepod.ui." + event[1][0], None, None, ("open",))
+                    __import__(screens, None, None, ("open",))
+                    if fresh:
+                        gc.collect()  # the loader's garbage goes before the game's objects
                 except (ValueError, IndexError, ImportError):
                     self.messages.append("Saved game: unknown mode")
                     return
@@ -335,9 +303,11 @@ class App:
             del self.stack[1:]
             self.unload_mode()
         module = modes.module(mode)
+        gc.collect()
         # The screens' code next, before the game's small objects: one big load after another
         # leaves the heap less fragmented (a source import needs its largest function whole).
         __import__("dicepod.ui." + mode, None, None, ("open",))
+        gc.collect()  # the loader's garbage goes before the game's objects fill the holes
         settings = self.mode_settings(module)
         self.record(("new_game", (mode,)))
         self.mode = mode
@@ -368,11 +338,10 @@ class App:
     def play(self, event):
         """Fold a user-visible event into the game and journal it. An illegal event raises
         ValueError and nothing is written."""
-        game = self.game
-        if game is None:
+        if self.game is None:
             raise ValueError("no game")
         try:
-            game.apply(event)
+            self.game.apply(event)  # no local reference: refold's new game replaces it in RAM
         except Exception:
             # The event is not journalled; a fold that stopped half-way (say, at a value the
             # player has not entered) must not leave the state ahead of the journal.
@@ -485,6 +454,7 @@ class App:
 
     def ask(self, exc):
         """Return the screen asking the player for a missing value."""
+        gc.collect()  # the failed move's garbage goes before the question's code is loaded
         from dicepod.ui.ask import AskValue
 
         return AskValue(self, exc.args[0], exc.args[1])
@@ -548,11 +518,16 @@ class App:
         self.game = None
         gc.collect()
         try:
-            text = trace_text(exc)
+            from dicepod import crash as crash_module  # loaded only here, dropped after
+
+            text = crash_module.trace_text(exc)
+            event = crash_module.crash_event(exc, text)
         except MemoryError:
             text = type(exc).__name__
+            event = ("crash", (text[:24], "unknown", 0))
+        _forget("dicepod.crash")
         try:
-            self.record(crash_event(exc, text))
+            self.record(event)
             self.trailing += 1
         except Exception:  # a journal that cannot be written must not stop the restart
             pass

@@ -1,4 +1,5 @@
-"""dicepod.rules.deck: the ordered deck and the draw bag, with undo by refolding.
+"""dicepod.rules.deck (and deckmore's FullDeck, every deck operation): the ordered deck and
+the draw bag, with undo by refolding.
 Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py)."""
 
 import gc
@@ -6,6 +7,7 @@ import gc
 from seeded import Seeded, scripted
 
 from dicepod.rules import deck
+from dicepod.rules.deckmore import FullDeck
 
 
 def _raises(function, *args):
@@ -17,7 +19,7 @@ def _raises(function, *args):
 
 
 def _deck_of(cards):
-    d = deck.Deck(16)
+    d = FullDeck(16)
     for card in cards:
         d.add(card)
     return d
@@ -132,7 +134,7 @@ def test_errors_leave_the_deck_unchanged():
     assert _raises(d.return_top, 9)
     assert _raises(d.remove, 1)
     assert _snap(d) == before
-    empty = deck.Deck(2)
+    empty = FullDeck(2)
     assert _raises(empty.draw)
     assert _raises(empty.draw_remove)
     empty.add(1)

@@ -6,7 +6,7 @@ controllers. Independent of the screens' layout: whatever they draw must arrive 
 from seeded import Seeded
 
 from dicepod.drivers import display
-from dicepod.drivers.storage import MemoryStorage
+from dicepod.drivers.memstorage import MemoryStorage
 
 try:
     import framebuf

@@ -6,7 +6,8 @@ import os
 from seeded import Seeded
 
 from dicepod import journal
-from dicepod.drivers.storage import FileStorage, MemoryStorage
+from dicepod.drivers.memstorage import MemoryStorage
+from dicepod.drivers.storage import FileStorage
 
 GAME = (
     ("new_game", ("battle",)),

@@ -2,7 +2,7 @@
 Portable: runs under CPython (pytest) and real MicroPython; result_* must match on both."""
 
 from dicepod import journal, protocol
-from dicepod.drivers.storage import MemoryStorage
+from dicepod.drivers.memstorage import MemoryStorage
 
 DEV = "e6614c311b7a2f35"
 EVENTS = (

@@ -3,7 +3,7 @@
 pty under MicroPython.)"""
 
 from dicepod import journal, protocol
-from dicepod.drivers.storage import MemoryStorage
+from dicepod.drivers.memstorage import MemoryStorage
 from dicepod.drivers.usb import UsbLink
 
 DEV = "cafe0123"

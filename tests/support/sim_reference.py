@@ -11,7 +11,7 @@ from seeded import Seeded
 
 from dicepod import board as pico_board
 from dicepod.app import App
-from dicepod.drivers import beeper, buttons, power, rng, storage, usb
+from dicepod.drivers import beeper, buttons, memstorage, power, rng, usb
 
 TICK_MS = 20  # the Pico's loop period (the simulator ticks every 20 ms too)
 BITS = {"UP": buttons.UP, "DOWN": buttons.DOWN, "OK": buttons.OK, "BACK": buttons.BACK}
@@ -77,7 +77,7 @@ class Reference:
     def __init__(self, seed, store=None, epoch=0):
         self.seed = seed
         self.device_id = "%016x" % seed
-        self.store = store if store is not None else storage.MemoryStorage()
+        self.store = store if store is not None else memstorage.MemoryStorage()
         self.out = Out()
         self.start(epoch)
 

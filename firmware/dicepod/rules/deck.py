@@ -3,8 +3,10 @@
 Two small primitives that the game modules own as explicit state:
 
 - `Deck`: an ordered deck of card ids (0..255) with a draw pile, a discard pile and a removed
-  pile, each a preallocated `bytearray`. Draw, return a card to the top or bottom, reshuffle the
-  discard pile into the draw pile, peek. The top of the draw pile is the end of its bytearray.
+  pile, each a preallocated `bytearray`. Draw, remove a card, reshuffle the discard pile into
+  the draw pile. The top of the draw pile is the end of its bytearray. Peeking, returning a
+  card to the top or bottom and the like are in `dicepod.rules.deckmore.FullDeck` (no mode on
+  the device uses them: their code stays out of RAM).
 - `Bag`: a draw bag that only knows how many counters of each kind it holds (a `bytearray` of
   counts). Drawing at random happens in a command function; folding only moves counts.
 
@@ -12,8 +14,8 @@ Nothing here draws a random number while folding: a shuffle is an event that car
 order of the cards (`shuffle_order` builds it with Fisher-Yates and the injected randbelow), a
 bag draw is an event that carries the kind drawn (`bag_pick` chooses it). So undo - fold again
 without the last event - restores the exact previous order and contents, and a logged game
-replays identically on the PC. After creation no method allocates, except `peek_n` and the
-command helpers, which build an event.
+replays identically on the PC. After creation no method allocates, except the command
+helpers, which build an event.
 """
 
 from dicepod.rules.bag import Bag, bag_pick  # noqa: F401 (the bag lives apart: orks needs only it)
@@ -52,17 +54,6 @@ class Deck:
         """Return the top card of the draw pile without drawing it; -1 when it is empty."""
         return self.pile[self.n_pile - 1] if self.n_pile else -1
 
-    def peek(self, depth):
-        """Return the card `depth` places below the top (0 = top); -1 past the bottom."""
-        if 0 <= depth < self.n_pile:
-            return self.pile[self.n_pile - 1 - depth]
-        return -1
-
-    def peek_n(self, n):
-        """Return a tuple of the top n cards, top first (allocates: for screens, not folding)."""
-        n = min(n, self.n_pile)
-        return tuple(self.pile[self.n_pile - 1 - i] for i in range(n))
-
     def draw(self):
         """Move the top card of the draw pile onto the discard pile and return it."""
         if not self.n_pile:
@@ -71,16 +62,6 @@ class Deck:
         card = self.pile[self.n_pile]
         self.discard[self.n_discard] = card
         self.n_discard += 1
-        return card
-
-    def draw_remove(self):
-        """Move the top card of the draw pile onto the removed pile and return it."""
-        if not self.n_pile:
-            raise ValueError("draw pile empty")
-        self.n_pile -= 1
-        card = self.pile[self.n_pile]
-        self.removed[self.n_removed] = card
-        self.n_removed += 1
         return card
 
     def _take(self, card, where, count):
@@ -100,28 +81,6 @@ class Deck:
         self.n_discard = self._take(card, self.discard, self.n_discard)
         self.removed[self.n_removed] = card
         self.n_removed += 1
-
-    def unremove(self, card):
-        """Move a card from the removed pile back to the discard pile."""
-        self.n_removed = self._take(card, self.removed, self.n_removed)
-        self.discard[self.n_discard] = card
-        self.n_discard += 1
-
-    def return_top(self, card):
-        """Move a card from the discard pile back onto the top of the draw pile."""
-        self.n_discard = self._take(card, self.discard, self.n_discard)
-        self.pile[self.n_pile] = card
-        self.n_pile += 1
-
-    def return_bottom(self, card):
-        """Move a card from the discard pile to the bottom of the draw pile."""
-        self.n_discard = self._take(card, self.discard, self.n_discard)
-        i = self.n_pile
-        while i > 0:
-            self.pile[i] = self.pile[i - 1]
-            i -= 1
-        self.pile[0] = card
-        self.n_pile += 1
 
     def reshuffle(self, order):
         """Gather the discard and draw piles into a new draw pile in `order` (top first).
@@ -144,16 +103,6 @@ class Deck:
             i += 1
         self.n_pile = n
         self.n_discard = 0
-
-    def restart(self):
-        """Move every card (removed and discarded too) to the discard pile, ready to shuffle."""
-        for i in range(self.n_pile):
-            self.discard[self.n_discard] = self.pile[i]
-            self.n_discard += 1
-        for i in range(self.n_removed):
-            self.discard[self.n_discard] = self.removed[i]
-            self.n_discard += 1
-        self.n_pile = self.n_removed = 0
 
 
 def _count(seq, card, n):

@@ -220,7 +220,13 @@ def _shuffle(app):
 
 
 def _activate(app):
-    app.play(rules.activate(app.game))
+    game = app.game
+    event = rules.activate(game)
+    card = event[1][0]
+    if card != rules.TYRANID_CARD and game.status[card] != rules.OUT:
+        # ask for the Marine's missing actions before playing: the game folds nothing again
+        game.actions(card)
+    app.play(event)
 
 
 def _console(app):

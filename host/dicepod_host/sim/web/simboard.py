@@ -24,7 +24,7 @@ import framebuf
 import simjs
 
 from dicepod import board as pico_board
-from dicepod.drivers import beeper, buttons, power, rng, storage, usb
+from dicepod.drivers import beeper, buttons, memstorage, power, rng, usb
 
 _WIDTH = 128
 _HEIGHT = 64
@@ -71,7 +71,7 @@ class SimButtons(buttons.Buttons):
         return simjs.buttons()
 
 
-class BrowserStorage(storage.MemoryStorage):
+class BrowserStorage(memstorage.MemoryStorage):
     """MemoryStorage whose journal and settings are mirrored in the browser's localStorage."""
 
     def __init__(self):
