@@ -47,12 +47,12 @@ Events (ints; T = Terminator id 0..4, K = Ork kind 0..9):
 
 from micropython import const
 
+from dicepod.rules import apply_checked
 from dicepod.rules.bag import Bag, bag_pick
 from dicepod.rules.specs import Specs
 from dicepod.settings import Settings
 
 MODE = "orks"
-_SEQUENCE = (tuple, list)  # event data: a tuple, or a list once decoded from JSON
 
 TERMINATORS = ("Magmus", "Angelus", "Stormheart", "Lucian", "Etrus")
 ANGELUS = const(1)
@@ -315,14 +315,7 @@ class Game:
     def apply(self, event):
         """Fold one event into the state; raise ValueError for an illegal one (MissingValue
         when it needs a setting the player has not entered)."""
-        try:
-            kind, data = event
-            if not isinstance(data, _SEQUENCE):
-                raise ValueError("bad event data")
-            self._apply(kind, data)
-        except (TypeError, IndexError, KeyError):
-            raise ValueError("bad event")
-        self.events += 1
+        apply_checked(self, event)
 
     def _apply(self, kind, data):
         if kind == "attack":

@@ -32,10 +32,10 @@ Events (data are ints unless noted):
 
 from micropython import const
 
+from dicepod.rules import apply_checked
 from dicepod.settings import Settings
 
 MODE = "tests"
-_SEQUENCE = (tuple, list)  # event data: a tuple, or a list once decoded from JSON
 MAX_DICE = const(20)  # dice in one test roll: more than any rulebook roll, fits one screen
 _MAX_MOD = const(9)  # largest modifier one source can give
 _MAX_PLAYERS = const(6)
@@ -240,14 +240,7 @@ class Game:
     def apply(self, event):
         """Fold one event into the state; raise ValueError for an illegal one (MissingValue
         when it needs a setting the player has not entered)."""
-        try:
-            kind, data = event
-            if not isinstance(data, _SEQUENCE):
-                raise ValueError("bad event data")
-            self._apply(kind, data)
-        except (TypeError, IndexError, KeyError):
-            raise ValueError("bad event")
-        self.events += 1
+        apply_checked(self, event)
 
     def _apply(self, kind, data):
         if kind == "roll":

@@ -51,12 +51,12 @@ Events (ints unless noted; M = Marine id 0..4, K = Tyranid kind 0..2, T = target
 
 from micropython import const
 
+from dicepod.rules import apply_checked
 from dicepod.rules.deck import Bag, Deck, bag_pick, shuffle_order
 from dicepod.rules.specs import Specs
 from dicepod.settings import Settings
 
 MODE = "tyranid"
-_SEQUENCE = (tuple, list)  # event data: a tuple, or a list once decoded from JSON
 
 MARINES = ("Maximus", "Adrix", "Raphael", "Lukas", "Vorne")
 # Actions on the healthy side given by the rulebook: Maximus 4, Raphael 4, Vorne 3 [seed];
@@ -239,14 +239,7 @@ class Game:
     def apply(self, event):
         """Fold one event into the state; raise ValueError for an illegal one (MissingValue
         when it needs a setting the player has not entered)."""
-        try:
-            kind, data = event
-            if not isinstance(data, _SEQUENCE):
-                raise ValueError("bad event data")
-            self._apply(kind, data)
-        except (TypeError, IndexError, KeyError):
-            raise ValueError("bad event")
-        self.events += 1
+        apply_checked(self, event)
 
     def _apply(self, kind, data):
         if kind == "activate":
