@@ -231,7 +231,9 @@ def file_storage(name):
 
     from dicepod.drivers.storage import FileStorage
 
-    root = "/tmp/dicepod-test-%s" % name
+    # tests/conftest.py gives each pytest run its own folder, so runs at the same time (a CI
+    # clone next to a developer's run) never share a journal.
+    root = "%s/dicepod-test-%s" % (os.getenv("DICEPOD_TEST_TMP") or "/tmp", name)
     try:
         os.mkdir(root)
     except OSError:
