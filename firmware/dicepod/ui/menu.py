@@ -95,6 +95,9 @@ class MainMenu(ListScreen):
         if self.items[index] == _HISTORY:
             from dicepod.ui.history import History
 
+            # No game screen is open under the main menu: drop the game and its code while the
+            # history is read (the journal keeps the game; opening it folds it again).
+            app.release_game()
             return History(app)
         from dicepod.ui.settings import SettingsMenu
 
