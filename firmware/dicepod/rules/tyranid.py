@@ -239,7 +239,7 @@ class Game:
     def apply(self, event):
         """Fold one event into the state; raise ValueError for an illegal one (MissingValue
         when it needs a setting the player has not entered)."""
-        apply_checked(self, event)
+        apply_checked(self, event, MODE)
 
     def _apply(self, kind, data):
         if kind == "activate":
@@ -291,13 +291,6 @@ class Game:
             self._result(data)
         elif kind == "next_level":
             self._next_level(data)
-        elif kind == "set":
-            if len(data) != 2 or not isinstance(data[1], int):
-                raise ValueError("bad setting")
-            self.settings.set(data[0], data[1])
-        elif kind == "new_game":
-            if data and data[0] != MODE:
-                raise ValueError("not a tyranid game")
         else:
             raise ValueError("unknown event %s" % kind)
 
