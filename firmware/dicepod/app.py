@@ -21,42 +21,58 @@ import gc
 import json
 import sys
 
+from micropython import const
+
 from dicepod import journal as journal_module
 from dicepod.rules import modes
 from dicepod.settings import MissingValue, Settings, spec_index
 from dicepod.ui import screen as ui
 
-# The settings group of the device itself (dicepod.drivers.SETTINGS).
+# The settings group of the device itself (dicepod.device.SETTINGS).
 DEVICE = "device"
 # Events the app writes for itself; a game's fold skips them.
 APP_EVENTS = ("crash",)
 # Crash-loop guard: this many crashes inside this window start the app without the game.
-_CRASH_LIMIT = 3
-_CRASH_WINDOW_MS = 10000
+_CRASH_LIMIT = const(3)
+_CRASH_WINDOW_MS = const(10000)
 # Longest traceback text kept for the screen.
-_TRACE_CHARS = 600
+_TRACE_CHARS = const(600)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
-_PERIOD_MS = 20
+_PERIOD_MS = const(20)
 
 
 # Loaded for good: the shell's own screens and the mode list. Every other module under
 # dicepod.rules and dicepod.ui belongs to a game mode (or a passing screen) and is unloaded
 # when not in use, so only one mode's code is in RAM at a time.
-_KEEP = (
-    "dicepod.rules.modes",
-    "dicepod.ui.screen",
-    "dicepod.ui.draw",
-    "dicepod.ui.menu",
+_KEEP = const(
+    (
+        "dicepod.rules.modes",
+        "dicepod.ui.screen",
+        "dicepod.ui.draw",
+        "dicepod.ui.menu",
+    )
 )
 
-# Screens passed through on the way (settings, history, messages): never kept with a mode.
-_PASSING = ("dicepod.ui.settings", "dicepod.ui.ask", "dicepod.ui.history", "dicepod.ui.message")
+# Passed through on the way (settings, history, messages, the device settings): never kept with
+# a mode.
+_PASSING = const(
+    (
+        "dicepod.ui.settings",
+        "dicepod.ui.ask",
+        "dicepod.ui.history",
+        "dicepod.ui.message",
+        "dicepod.device",
+    )
+)
 
 
 def _unloadable(name):
-    """True for a module that belongs to a mode (or a passing screen)."""
+    """True for a module that belongs to a mode (or a passing screen, or the device's
+    settings table)."""
     if name in _KEEP:
         return False
+    if name == "dicepod.device":
+        return True
     return name.startswith("dicepod.rules.") or name.startswith("dicepod.ui.")
 
 
@@ -189,9 +205,9 @@ class App:
 
     def group(self, name):
         """Return the module whose SETTINGS (and VALUE_NAMES) hold the settings group name:
-        a game mode's rules, or "device" (dicepod.drivers: display, brightness, power)."""
+        a game mode's rules, or "device" (dicepod.device: display, brightness, power)."""
         if name == DEVICE:
-            return __import__("dicepod.drivers", None, None, ("SETTINGS",))
+            return __import__("dicepod.device", None, None, ("SETTINGS",))
         return modes.module(name)
 
     def spec(self, key):

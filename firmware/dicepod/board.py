@@ -53,7 +53,7 @@ class Board:
 
 def device_settings(storage, config=None):
     """Device settings: defaults, then the saved settings file (or config), as a dict."""
-    from dicepod.drivers import SETTINGS
+    from dicepod.device import SETTINGS
 
     values = {}
     for spec in SETTINGS:

@@ -5,7 +5,7 @@ short of memory, the handler records the exception's name alone."""
 import io
 import sys
 
-from dicepod.journal import _NAME_CHARS
+from dicepod.journal import NAME_CHARS
 
 
 def trace_text(exc):
@@ -39,5 +39,5 @@ def crash_event(exc, text):
                 line = int(digits) if digits else 0
     safe = ""
     for ch in where[:24]:
-        safe += ch if ch in _NAME_CHARS else "_"
+        safe += ch if ch in NAME_CHARS else "_"
     return ("crash", (name[:24], safe or "unknown", line))

@@ -35,19 +35,21 @@ import binascii
 import hashlib
 import json
 
+from micropython import const
+
 GENESIS = "00000000"
 # Longest event kind or name accepted (keeps lines short and the checks cheap).
-_MAX_NAME = 24
+_MAX_NAME = const(24)
 # Most values in one event's data (six dice, a few modifiers, ...).
-_MAX_DATA = 32
-_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"
+_MAX_DATA = const(32)
+NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-"
 
 
 def _check_name(name):
     if not isinstance(name, str) or not 0 < len(name) <= _MAX_NAME:
         return False
     for ch in name:
-        if ch not in _NAME_CHARS:
+        if ch not in NAME_CHARS:
             return False
     return True
 

@@ -37,6 +37,8 @@ else (or a line longer than MAX_COMMAND) gets an error line and is otherwise ign
 import binascii
 import json
 
+from micropython import const
+
 from dicepod import journal
 
 VERSION = 1
@@ -44,8 +46,8 @@ VERSION = 1
 MAX_COMMAND = 64
 # Longest device line the PC accepts (an event with 32 values is about 300 bytes).
 MAX_LINE = 1024
-_HEX = "0123456789abcdef"
-_COMMANDS = ("hello", "identify", "since", "ping", "time")
+_HEX = const("0123456789abcdef")
+_COMMANDS = const(("hello", "identify", "since", "ping", "time"))
 
 
 def _crc(prefix):
@@ -189,7 +191,7 @@ def _is_dev(value):
     if not isinstance(value, str) or not 0 < len(value) <= 32:
         return False
     for ch in value:
-        if ch not in journal._NAME_CHARS:
+        if ch not in journal.NAME_CHARS:
             return False
     return True
 

@@ -1,7 +1,7 @@
 """Power policy in virtual time: dim, off and light sleep after idle, wake on activity (the
 waking press is flagged), no sleep on USB power, settings applied, battery level from VSYS."""
 
-from dicepod.drivers import SETTINGS
+from dicepod.device import SETTINGS
 from dicepod.drivers.power import Power, percent_from_mv
 
 try:

@@ -5,7 +5,9 @@ call does nothing, so the app need not care whether a piezo is fitted). `beep(fr
 starts a tone and returns at once; `update(dt_ms)` (once per app tick) silences it when due.
 """
 
-_HALF_DUTY = 32768  # 50 % duty: the loudest square wave for a piezo
+from micropython import const
+
+_HALF_DUTY = const(32768)  # 50 % duty: the loudest square wave for a piezo
 
 
 class Beeper:

@@ -21,6 +21,8 @@ pressed; None when every update gets `raw`. Allocation-free after __init__ (smal
 press until it is released, so the press that wakes a dark screen does nothing else.
 """
 
+from micropython import const
+
 UP = 1
 DOWN = 2
 OK = 4
@@ -29,8 +31,8 @@ ALL = 15
 LONG_SHIFT = 4  # long press of button b is b << LONG_SHIFT
 NAMES = ("UP", "DOWN", "OK", "BACK")
 
-_COUNT = 4
-_HELD_CAP = 1 << 24  # hold times stop counting here (~4.6 hours): stays a small int
+_COUNT = const(4)
+_HELD_CAP = const(1 << 24)  # hold times stop counting here (~4.6 hours): stays a small int
 
 
 class Buttons:

@@ -17,7 +17,7 @@ power is free).
 `update(dt_ms, active)` is called once per app tick with the elapsed time and whether anything
 happened (a button, USB traffic); it returns True when this activity woke the display from off,
 so the app can swallow the button that woke it. Times and brightness come from the device
-settings (dicepod.drivers.SETTINGS) via configure(values).
+settings (dicepod.device.SETTINGS) via configure(values).
 
 On a Pico W, GP29 is shared with the wireless chip and GP25 must be driven high before reading
 VSYS; dicepod's hardware is a plain Pico or Pico 2, where GP29 is the VSYS divider alone.
@@ -40,18 +40,20 @@ _DIVIDER = const(3)
 _DIODE_MV = const(250)
 
 # LiPo open-circuit voltage (mV) to charge (%), a typical 1-cell discharge curve at light load.
-_CURVE = (
-    (4200, 100),
-    (4100, 90),
-    (4000, 78),
-    (3900, 64),
-    (3800, 50),
-    (3750, 40),
-    (3700, 28),
-    (3650, 18),
-    (3600, 10),
-    (3500, 4),
-    (3300, 0),
+_CURVE = const(
+    (
+        (4200, 100),
+        (4100, 90),
+        (4000, 78),
+        (3900, 64),
+        (3800, 50),
+        (3750, 40),
+        (3700, 28),
+        (3650, 18),
+        (3600, 10),
+        (3500, 4),
+        (3300, 0),
+    )
 )
 
 

@@ -20,7 +20,9 @@ bytes object is allocated per 16 bytes, not per face; a `readinto` source alloca
 
 import os
 
-_BYTE_VALUES = 256
+from micropython import const
+
+_BYTE_VALUES = const(256)
 
 
 class HardwareRandom:

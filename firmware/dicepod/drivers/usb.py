@@ -52,7 +52,7 @@ class UsbLink:
         fw=MICROPYTHON_VERSION,
     ):
         for ch in device_id:
-            if ch not in journal._NAME_CHARS:
+            if ch not in journal.NAME_CHARS:
                 raise ValueError("bad device id")
         self.storage = storage
         self.device_id = device_id

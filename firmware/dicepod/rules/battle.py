@@ -95,11 +95,11 @@ COMBOS = (
     (3, 4, 5),
 )
 # Bit masks over faces 1..5 (bit v = face v) of the straights COMBOS[7:], same order.
-_RUNS = (0b1110, 0b11110, 0b111110, 0b11100, 0b111100, 0b111000)
+_RUNS = const((0b1110, 0b11110, 0b111110, 0b11100, 0b111100, 0b111000))
 _FIRST_STRAIGHT = const(7)
 
 KINDS = ("lucky_six", "double_six", "three_of_a_kind", "straight")
-_NAMES = ("Lucky Six", "Double Six", "Three of a Kind", "Straight")
+_NAMES = const(("Lucky Six", "Double Six", "Three of a Kind", "Straight"))
 
 
 def kind_index(combo):

@@ -12,10 +12,12 @@ roll busts when no scoring roll uses a re-rolled die; with 1, when the rolled an
 together hold no scoring roll.
 """
 
+from micropython import const
+
 from dicepod.rules.dice import FACTORIAL, check, counts
 
 # 6**6: every probability here is a whole number of 46656ths (denominators divide it).
-_ALL = 46656
+_ALL = const(46656)
 
 
 def gcd(a, b):

@@ -84,7 +84,7 @@ WARRIOR = 1
 VETERAN = 2
 COMMANDER = 3
 DIFFICULTIES = ("Novice", "Warrior", "Veteran", "Commander")
-_NOVICE_HORDE = (20, 5, 0, 0, 5, 0, 0, 0, 0, 0)  # 20 Boyz, 5 Nobz, 5 Kommandos [seed]
+_NOVICE_HORDE = const((20, 5, 0, 0, 5, 0, 0, 0, 0, 0))  # 20 Boyz, 5 Nobz, 5 Kommandos [seed]
 _NOVICE_WAVE = const(5)  # [seed]
 
 _GRIT = const(3)  # [seed]
@@ -132,7 +132,7 @@ REACTOR_RANK = (
 
 # Indexes into SETTINGS (folding reads values by position: no key strings, no lookups).
 # Command values: Magmus, Stormheart, Lucian, Etrus (Angelus's is the rulebook's).
-_COMMAND_INDEX = (0, -1, 1, 2, 3)
+_COMMAND_INDEX = const((0, -1, 1, 2, 3))
 _TOUGH = const(4)  # Toughness of each kind, in KINDS order
 _DAMAGE = const(14)  # damage of each kind, in KINDS order
 _HORDE = const(24)  # Warrior, Veteran, Commander: 10 kinds then Orks per wave, 11 a card

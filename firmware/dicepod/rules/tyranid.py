@@ -61,7 +61,7 @@ MODE = "tyranid"
 MARINES = ("Maximus", "Adrix", "Raphael", "Lukas", "Vorne")
 # Actions on the healthy side given by the rulebook: Maximus 4, Raphael 4, Vorne 3 [seed];
 # None = not given, ask the player (setting tyranid.actions_<name>).
-_SEED_ACTIONS = (4, None, 4, None, 3)
+_SEED_ACTIONS = const((4, None, 4, None, 3))
 TEAM = const(4)  # Marines chosen for a level [seed]
 
 TERMAGANT = 0
@@ -69,14 +69,14 @@ GENESTEALER = 1
 LICTOR = 2
 PRIME = 3  # attack target only: the Prime is the objective counter, never in the bag
 KINDS = ("Termagant", "Genestealer", "Lictor", "Prime")
-_BOX = (12, 5, 5)  # creature counters in the box [seed]
+_BOX = const((12, 5, 5))  # creature counters in the box [seed]
 _TERMAGANT_RESILIENCE = const(3)  # [seed]
 _ENTRY_SQUARES = const(6)  # numbered xenos entry squares [seed]
 
 TYRANID_CARD = 5  # activation card id; Marine cards are the Marine ids 0..4
 _TYRANID_CARDS = const(4)  # Tyranid cards in the activation deck [seed]
 _DECK_CAPACITY = const(16)  # 2 per Marine (5) + all 6 Tyranid cards in the box [seed]
-_INFESTATION = (24, 29, 30)  # infestation cards per level, briefing card included [seed]
+_INFESTATION = const((24, 29, 30))  # infestation cards per level, briefing card included [seed]
 
 HEALTHY = 0
 WOUNDED = 1
@@ -118,7 +118,7 @@ tyranid.briefing_counted 1 0 1 Briefing in card count
 tyranid.advanced 0 0 2 Advanced infestation cards
 """
 )
-_ACTIONS_INDEX = (-1, 0, -1, 1, -1)  # Adrix, Lukas: healthy-side actions (others: rulebook)
+_ACTIONS_INDEX = const((-1, 0, -1, 1, -1))  # Adrix, Lukas: healthy-side actions (others: rulebook)
 _WOUNDED = const(2)  # wounded-side actions, by Marine id
 _RES_GENESTEALER = const(7)
 _RES_LICTOR = const(8)

@@ -16,7 +16,7 @@ BLANK = 3  # thin frame, no pips: not rolled yet
 DIM = 4  # dotted frame, pips: a die that no longer counts (a failed test, a lost roll)
 
 # Pips on a 3×3 grid, bit (row * 3 + col), for faces 1..6.
-_FACES = (0, 16, 257, 273, 325, 341, 365)
+_FACES = const((0, 16, 257, 273, 325, 341, 365))
 
 # One 8×8 glyph at a time is drawn here to be scaled up (allocated once).
 _glyph_buffer = bytearray(8)

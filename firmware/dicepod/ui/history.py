@@ -1,10 +1,12 @@
 """History: the current game's events, newest first (undone ones are gone). Pure."""
 
+from micropython import const
+
 from dicepod.ui import draw
 from dicepod.ui.menu import ListScreen
 
 # Most events kept on the screen (the journal has them all).
-_KEEP = 60
+_KEEP = const(60)
 
 
 def event_text(event):

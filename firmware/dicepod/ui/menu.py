@@ -1,5 +1,7 @@
 """Lists: the main menu, a game's own menu (long OK), a yes/no question. Pure."""
 
+from micropython import const
+
 from dicepod.rules import modes
 from dicepod.ui import draw
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_DOWN, LONG_UP, OK, UP, Reset, Screen, wrap
@@ -47,8 +49,8 @@ class ListScreen(Screen):
 
 
 # Main menu rows after the game modes.
-_HISTORY = "History"
-_SETTINGS = "Settings"
+_HISTORY = const("History")
+_SETTINGS = const("Settings")
 
 
 class MainMenu(ListScreen):

@@ -3,13 +3,15 @@ breach hex, the Terminators in Command order with their damage tracks, attacks (
 the die against the Toughness, cover and Painboy), grit and reactors, supply, the special Orks'
 reminders, and the victory rank. Pure."""
 
+from micropython import const
+
 from dicepod.rules import orks as rules
 from dicepod.ui import draw
 from dicepod.ui.coop import ActionScreen, Status
 from dicepod.ui.menu import Pick
 from dicepod.ui.screen import Replace
 
-_MODIFIERS = ("in the open", "cover +1", "Painboy +1", "cover+Painboy")
+_MODIFIERS = const(("in the open", "cover +1", "Painboy +1", "cover+Painboy"))
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))

@@ -6,29 +6,31 @@ UP/DOWN pick the action on the bottom line, OK does it; long OK opens the menu; 
 Lit (solid) dice are successes; dotted ones failed.
 """
 
+from micropython import const
+
 from dicepod.rules import tests
 from dicepod.ui import draw
 from dicepod.ui.menu import GameMenu, Pick
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Replace, Screen
 
 # The actions on the bottom line, in order.
-_ROLL = 0
-_DICE = 1
-_TN = 2
-_MOD = 3
-_REROLL_FAILS = 4
-_REROLL_ONE = 5
-_RULE = 6
-_ROLLOFF = 7
-_D3 = 8
-_D3P1 = 9
-_CLEAR = 10
-_ACTIONS = 11
+_ROLL = const(0)
+_DICE = const(1)
+_TN = const(2)
+_MOD = const(3)
+_REROLL_FAILS = const(4)
+_REROLL_ONE = const(5)
+_RULE = const(6)
+_ROLLOFF = const(7)
+_D3 = const(8)
+_D3P1 = const(9)
+_CLEAR = const(10)
+_ACTIONS = const(11)
 
 # Modifier sources offered (event names must be ASCII words; the rulebook lets any source).
 SOURCES = ("cover", "range", "ability", "card", "terrain", "other")
-_TN_LABELS = ("- (no test)", "2+", "3+", "4+", "5+", "6+")
-_TN_VALUES = (0, 2, 3, 4, 5, 6)
+_TN_LABELS = const(("- (no test)", "2+", "3+", "4+", "5+", "6+"))
+_TN_VALUES = const((0, 2, 3, 4, 5, 6))
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))

@@ -2,13 +2,15 @@
 current Marine's actions, attacks (HIT/MISS with the die), the reinforcements bag, wounds and
 special cards, the infestation deck count, the level result and the campaign. Pure."""
 
+from micropython import const
+
 from dicepod.rules import tyranid as rules
 from dicepod.ui import draw
 from dicepod.ui.coop import ActionScreen, Status
 from dicepod.ui.menu import ListScreen, Pick
 from dicepod.ui.screen import BACK
 
-_STATUS = ("ok", "WND", "OUT")
+_STATUS = const(("ok", "WND", "OUT"))
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))
