@@ -30,7 +30,7 @@ _CAPS_KB = tuple(range(64, 192, 4)) + (190,)
 # passing screens'), each group imported after the boot ones in a fresh interpreter.
 _BOOT = (
     "dicepod.journal dicepod.settings dicepod.rules.modes dicepod.ui.screen dicepod.ui.draw "
-    "dicepod.ui.menu dicepod.app dicepod.drivers.storage"
+    "dicepod.ui.lists dicepod.app dicepod.drivers.storage"
 )
 _GROUPS = (
     "dicepod.rules.free dicepod.ui.free",
@@ -39,7 +39,8 @@ _GROUPS = (
     "dicepod.rules.bag dicepod.rules.specs dicepod.rules.deck dicepod.rules.tyranid "
     "dicepod.ui.coop dicepod.ui.tyranid",
     "dicepod.rules.bag dicepod.rules.specs dicepod.rules.orks dicepod.ui.coop dicepod.ui.orks",
-    "dicepod.ui.ask dicepod.ui.settings dicepod.ui.history dicepod.ui.message",
+    "dicepod.ui.menu dicepod.ui.gamemenu dicepod.ui.ask dicepod.ui.settings dicepod.ui.history "
+    "dicepod.ui.message",
 )
 # Runs under MicroPython: import the modules, print the heap each adds (a step in the qstr
 # pool, which is never freed, lands on whichever module crosses it), then the qstr pool.

@@ -41,7 +41,7 @@ _TRACE_CHARS = const(600)
 _PERIOD_MS = const(20)
 
 
-# Loaded for good: the shell's own screens and the mode list. Every other module under
+# Loaded for good: the main menu, the list screens and the mode list. Every other module under
 # dicepod.rules and dicepod.ui belongs to a game mode (or a passing screen) and is unloaded
 # when not in use, so only one mode's code is in RAM at a time.
 _KEEP = const(
@@ -49,14 +49,16 @@ _KEEP = const(
         "dicepod.rules.modes",
         "dicepod.ui.screen",
         "dicepod.ui.draw",
+        "dicepod.ui.lists",
         "dicepod.ui.menu",
     )
 )
 
-# Passed through on the way (settings, history, messages, the device settings): never kept with
-# a mode.
+# Passed through on the way (a game's menu, settings, history, messages, the device settings):
+# never kept with a mode.
 _PASSING = const(
     (
+        "dicepod.ui.gamemenu",
         "dicepod.ui.settings",
         "dicepod.ui.ask",
         "dicepod.ui.history",

@@ -6,7 +6,7 @@ of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 
 from dicepod.rules import battle, odds
 from dicepod.ui import draw
-from dicepod.ui.menu import Confirm, GameMenu, ListScreen
+from dicepod.ui.lists import Confirm, ListScreen
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Reset, Screen
 
 
@@ -206,6 +206,8 @@ class BattleScreen(Screen):
         game = app.game
         phase = game.phase
         if button == LONG_OK:
+            from dicepod.ui.gamemenu import GameMenu
+
             return GameMenu(app, (("Heroes", _heroes),))
         if button == CANCEL:
             return BACK

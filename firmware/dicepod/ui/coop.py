@@ -3,7 +3,7 @@ bar. UP/DOWN pick the action (the likeliest next one comes first after every eve
 it, long OK opens the game menu, long BACK undoes. Pure."""
 
 from dicepod.ui import draw
-from dicepod.ui.menu import GameMenu, ListScreen
+from dicepod.ui.lists import ListScreen
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Screen
 
 
@@ -48,6 +48,8 @@ class ActionScreen(Screen):
                 return app.play(action)
             return action(app)
         elif button == LONG_OK:
+            from dicepod.ui.gamemenu import GameMenu
+
             return GameMenu(app)
         elif button == CANCEL:
             return BACK

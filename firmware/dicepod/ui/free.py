@@ -5,7 +5,6 @@ from micropython import const
 
 from dicepod.rules import free
 from dicepod.ui import draw
-from dicepod.ui.menu import GameMenu
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Screen
 
 # Dice the self-test rolls per tick (keeps every tick short on the Pico).
@@ -49,6 +48,8 @@ class FreeRoll(Screen):
             if 1 <= n <= 6:
                 app.change_setting("free.dice", n)
         elif button == LONG_OK:
+            from dicepod.ui.gamemenu import GameMenu
+
             return GameMenu(app, (("Fairness test", _self_test),))
         elif button == CANCEL:
             return BACK

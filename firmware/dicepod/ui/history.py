@@ -3,7 +3,7 @@
 from micropython import const
 
 from dicepod.ui import draw
-from dicepod.ui.menu import ListScreen
+from dicepod.ui.lists import ListScreen
 
 # Most events kept on the screen (the journal has them all).
 _KEEP = const(60)

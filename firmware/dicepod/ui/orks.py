@@ -8,7 +8,7 @@ from micropython import const
 from dicepod.rules import orks as rules
 from dicepod.ui import draw
 from dicepod.ui.coop import ActionScreen, Status
-from dicepod.ui.menu import Pick
+from dicepod.ui.lists import Pick
 from dicepod.ui.screen import Replace
 
 _MODIFIERS = const(("in the open", "cover +1", "Painboy +1", "cover+Painboy"))

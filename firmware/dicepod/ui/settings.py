@@ -3,7 +3,7 @@ at a time (editing one value, and the question a game asks, are in dicepod.ui.as
 
 from dicepod.rules import modes
 from dicepod.ui.ask import EditValue, value_name
-from dicepod.ui.menu import ListScreen
+from dicepod.ui.lists import ListScreen
 
 DEVICE = "device"  # the device's own settings group (dicepod.app.DEVICE)
 

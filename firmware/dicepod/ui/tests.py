@@ -10,7 +10,7 @@ from micropython import const
 
 from dicepod.rules import tests
 from dicepod.ui import draw
-from dicepod.ui.menu import GameMenu, Pick
+from dicepod.ui.lists import Pick
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Replace, Screen
 
 # The actions on the bottom line, in order.
@@ -163,6 +163,8 @@ class TestsScreen(Screen):
             self.dirty = True
             return None
         if button == LONG_OK:
+            from dicepod.ui.gamemenu import GameMenu
+
             return GameMenu(app)
         if button == CANCEL:
             return BACK

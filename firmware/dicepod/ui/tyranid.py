@@ -7,7 +7,7 @@ from micropython import const
 from dicepod.rules import tyranid as rules
 from dicepod.ui import draw
 from dicepod.ui.coop import ActionScreen, Status
-from dicepod.ui.menu import ListScreen, Pick
+from dicepod.ui.lists import ListScreen, Pick
 from dicepod.ui.screen import BACK
 
 _STATUS = const(("ok", "WND", "OUT"))

@@ -1,0 +1,46 @@
+"""A game's own menu (long OK in a game): the mode's entries, Undo, New game, History, Settings,
+Main menu. Pure. Loaded only while it is open (a passing screen)."""
+
+from dicepod.ui.lists import Confirm, ListScreen
+from dicepod.ui.screen import BACK, Reset
+
+
+class NewGame:
+    """A deferred app.new_game(mode) for a Confirm."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __call__(self, app):
+        return Reset(app.new_game(self.mode))
+
+
+class GameMenu(ListScreen):
+    """A game's menu (long OK in a game): the mode's own entries, then Undo, New game,
+    History, Settings, Main menu. extra: ((label, function(app) -> transition), ...)."""
+
+    def __init__(self, app, extra=()):
+        self.extra = extra
+        items = [label for label, _f in extra]
+        items.extend(("Undo", "New game", "History", "Settings", "Main menu"))
+        super().__init__("Menu: %s" % app.mode, items)
+
+    def choose(self, app, index):
+        """Run the chosen entry."""
+        if index < len(self.extra):
+            return self.extra[index][1](app)
+        label = self.items[index]
+        if label == "Undo":
+            app.undo()
+            return BACK
+        if label == "New game":
+            return Confirm("New game?", "End this game and start a new one?", NewGame(app.mode))
+        if label == "History":
+            from dicepod.ui.history import History
+
+            return History(app)
+        if label == "Settings":
+            from dicepod.ui.settings import ModeSettings
+
+            return ModeSettings(app, app.mode)
+        return Reset()

@@ -1,0 +1,92 @@
+"""Lists and a question: the list screen every menu and picker is made of, a picker, and a yes/no
+question. Pure. Loaded for good (every mode's screens use them); the menus are dicepod.ui.menu
+(the main menu) and dicepod.ui.gamemenu (a game's menu, loaded only while it is open).
+"""
+
+from dicepod.ui import draw
+from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_DOWN, LONG_UP, OK, UP, Screen, wrap
+
+
+class ListScreen(Screen):
+    """A titled list: UP/DOWN move (long press jumps to the ends), OK chooses, BACK leaves."""
+
+    def __init__(self, title, items):
+        super().__init__()
+        self.title = title
+        self.items = items
+        self.cursor = 0
+        self.top = 0
+
+    def choose(self, app, index):
+        """The player chose items[index]: return a transition."""
+        return None
+
+    def on_button(self, app, button):
+        """Move, choose or leave."""
+        count = len(self.items)
+        if button == UP and count:
+            self.cursor = (self.cursor - 1) % count
+        elif button == DOWN and count:
+            self.cursor = (self.cursor + 1) % count
+        elif button == LONG_UP:
+            self.cursor = 0
+        elif button == LONG_DOWN and count:
+            self.cursor = count - 1
+        elif button == OK and count:
+            return self.choose(app, self.cursor)
+        elif button == CANCEL:
+            return BACK
+        else:
+            return None
+        self.top = draw.scroll_top(self.cursor, self.top)
+        self.dirty = True
+        return None
+
+    def draw(self, canvas):
+        """Title bar and six rows."""
+        draw.title(canvas, self.title)
+        draw.rows(canvas, self.items, self.cursor, self.top)
+
+
+class Pick(ListScreen):
+    """Pick one of labels; OK calls then(app, values[index]) and takes its transition
+    (None from then: go back)."""
+
+    def __init__(self, title, labels, values, index, then):
+        super().__init__(title, labels)
+        self.values = values
+        self.then = then
+        self.cursor = index if 0 <= index < len(labels) else 0
+        self.top = draw.scroll_top(self.cursor, 0)
+
+    def choose(self, app, index):
+        """Hand the value on."""
+        result = self.then(app, self.values[index])
+        return BACK if result is None else result
+
+
+class Confirm(Screen):
+    """A yes/no question: OK runs then(app) and takes its transition; BACK leaves."""
+
+    def __init__(self, title, question, then):
+        super().__init__()
+        self.title = title
+        self.lines = wrap(question)
+        self.then = then
+
+    def on_button(self, app, button):
+        """OK = yes, BACK = no."""
+        if button == OK:
+            return self.then(app)
+        if button == CANCEL:
+            return BACK
+        return None
+
+    def draw(self, canvas):
+        """The question and the two answers."""
+        draw.title(canvas, self.title)
+        y = 12
+        for line in self.lines[:4]:
+            canvas.text(line, 0, y, 1)
+            y += 9
+        canvas.text("OK:yes BACK:no", 0, 56, 1)
