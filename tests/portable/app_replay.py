@@ -4,12 +4,10 @@ the benchmark use it so that almost nothing but the firmware is in RAM. Portable
     micropython app_replay.py BUTTONS_FILE JOURNAL_DIR SEED [report [MARK,MARK...]]
 
 BUTTONS_FILE holds one byte per tick (the button bitmask of that tick; ticks are 20 ms).
-With `report`, prints the live heap after boot, at each MARK (a tick index) and after the
-session, and the bytes allocated per button event (gc.mem_alloc deltas, collected before each:
-mean, median and most).
+With `report`, app_report.py measures the heap as it replays (its code is loaded only then, so
+the heap test measures the app, not the measuring).
 """
 
-import array
 import gc
 import sys
 
@@ -48,12 +46,7 @@ class _Board:
         self.device_id = "replay"
 
 
-# Per-press allocation histogram: buckets of this many bytes (the last one holds the rest).
-_BUCKET = 32
-_BUCKETS = 256
-
-
-def _ticks(path):
+def ticks(path):
     """Yield the button byte of each tick, read from the file 64 at a time (the stream of a
     long session would otherwise sit in the heap next to the app being measured)."""
     chunk = bytearray(64)
@@ -66,73 +59,23 @@ def _ticks(path):
                 yield chunk[i]
 
 
-def replay(buttons, root, seed, report=False, marks=()):
-    """Run the app over the button stream (bytes, or any iterable of ints); return (app, boot
-    heap, heaps at marks, end heap, (presses, total, most, histogram) of the bytes each button
-    press allocated)."""
-    board = _Board(root, seed)
+def main(argv):
+    report = len(argv) > 4 and argv[4] == "report"
+    if report:
+        import app_report  # before the app: its code is part of the boot heap it reports
+    board = _Board(argv[2], int(argv[3]))
     app = App(board)
     app.start()
-    gc.collect()
-    boot = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
-    keys = board.buttons
-    histogram = None  # allocated once, before measuring, and only when reporting
     if report:
-        histogram = array.array("I", bytes(4 * _BUCKETS))
-    presses = total = most = 0
-    at_marks = []
-    tick = 0
-    for code in buttons:
-        keys.next = code
-        if report and code:
-            gc.collect()
-            before = gc.mem_alloc()
+        app_report.run(app, ticks(argv[1]), argv[5] if len(argv) > 5 else "")
+    else:
+        keys = board.buttons
+        for code in ticks(argv[1]):
+            keys.next = code
             app.tick(20)
-            used = gc.mem_alloc() - before
-            presses += 1
-            total += used
-            if used > most:
-                most = used
-            histogram[max(0, min(used // _BUCKET, _BUCKETS - 1))] += 1
-        else:
-            app.tick(20)
-        tick += 1
-        if tick in marks:
-            gc.collect()
-            at_marks.append(gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0)
-    keys.next = 0
-    app.tick(20)
-    gc.collect()
-    end = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
-    return app, boot, at_marks, end, (presses, total, most, histogram)
-
-
-def main(argv):
-    buttons = _ticks(argv[1])
-    report = len(argv) > 4 and argv[4] == "report"
-    marks = ()
-    if len(argv) > 5 and argv[5]:
-        marks = tuple(int(m) for m in argv[5].split(","))
-    app, boot, at_marks, end, allocations = replay(buttons, argv[2], int(argv[3]), report, marks)
-    print("ticks %d events %d" % (app.ms // 20 - 1, app.journal.seq))
-    if report:
-        print("heap after boot %d" % boot)
-        for i in range(len(at_marks)):
-            print("heap at mark %d %d" % (i + 1, at_marks[i]))
-        print("heap after session %d" % end)
-        presses, total, most, histogram = allocations
-        if presses:
-            seen = 0
-            median = 0
-            for bucket in range(_BUCKETS):
-                seen += histogram[bucket]
-                if seen * 2 >= presses:
-                    median = bucket * _BUCKET
-                    break
-            print(
-                "allocated per button event: mean %d median %d-%d most %d over %d presses"
-                % (total // presses, median, median + _BUCKET - 1, most, presses)
-            )
+        keys.next = 0
+        app.tick(20)
+        print("ticks %d events %d" % (app.ms // 20 - 1, app.journal.seq))
     if hasattr(gc, "mem_free"):
         print("heap free %d" % gc.mem_free())
 
