@@ -5,9 +5,10 @@ replays them under MicroPython (firmware compiled to .mpy as the deploy tool ins
 heap capped like a Pico's 190 KB) on a minimal board. Prints the live heap after boot, after
 each round of every mode (equal numbers = no growth), and the bytes allocated per button press
 (gc.mem_alloc deltas, collected before each press; a press that loads a mode's modules
-allocates the most). Also the smallest heap each mode's session runs in, and where the
-bytes go: the live heap each firmware module adds when imported, and the qstr pool. Prints;
-asserts nothing.
+allocates the most). Also the smallest heap each mode's session runs in (1 KB steps, found
+by bisection, then checked at larger caps: more room must never fail), and where the bytes
+go: the live heap each firmware module adds when imported, and the qstr pool. Prints; asserts
+nothing.
 
 Caveat: the unix port is a 64-bit build. Pointers, object headers and GC blocks (32 bytes,
 a Pico's are 16) are twice a Pico's, so every number here is roughly double what the same
@@ -25,7 +26,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from app_heap import EVERY_MODE, build_mpy, record, replay  # noqa: E402
 
-_CAPS_KB = tuple(range(64, 192, 4)) + (190,)
+# Smallest-heap search range (KB) and the larger caps it is checked at afterwards.
+_LOWEST_KB = 32
+_HIGHEST_KB = 190
+_ABOVE_KB = (1, 2, 4, 8, 16, 32)
 # The per-module costs: the boot modules (what the shell keeps), then each mode's (and the
 # passing screens'), each group imported after the boot ones in a fresh interpreter.
 _BOOT = (
@@ -77,13 +81,25 @@ def module_costs(mpy, work):
 
 
 def smallest_heap(mpy, work, sessions):
-    """Return the smallest cap (KB) of _CAPS_KB the sessions replay in identically, or None."""
+    """Return (smallest cap in KB the sessions replay in identically, [larger caps that fail]),
+    or (None, []) when even _HIGHEST_KB fails."""
     buttons, journal, _marks = record(sessions)
-    for cap in _CAPS_KB:
+
+    def runs(cap):
         out, written = replay(mpy, buttons, work, "%dk" % cap)
-        if out.returncode == 0 and written == journal:
-            return cap
-    return None
+        return out.returncode == 0 and written == journal
+
+    if not runs(_HIGHEST_KB):
+        return None, []
+    low, high = _LOWEST_KB, _HIGHEST_KB  # low fails (or is untried), high runs
+    while high - low > 1:
+        middle = (low + high) // 2
+        if runs(middle):
+            high = middle
+        else:
+            low = middle
+    failing = [high + step for step in _ABOVE_KB if not runs(high + step)]
+    return high, failing
 
 
 def main():
@@ -97,11 +113,18 @@ def main():
             print("  " + line)
         same = "identical to CPython's" if written == journal else "DIFFERENT from CPython's"
         print("  journal: %d bytes, %s" % (len(written), same))
-        print("smallest heap each session runs in (unix port, .mpy):")
+        print("smallest heap each session runs in (unix port, .mpy, 1 KB steps; goal 96 KB):")
         for sessions in [(mode,) for mode in EVERY_MODE[:-1]] + [EVERY_MODE]:
-            cap = smallest_heap(mpy, tmp / "device", sessions)
+            cap, failing = smallest_heap(mpy, tmp / "device", sessions)
             name = "every mode" if len(sessions) > 1 else sessions[0]
-            print("  %-10s %s" % (name, "%d KB" % cap if cap else "over 190 KB"))
+            text = "%d KB" % cap if cap else "over %d KB" % _HIGHEST_KB
+            if cap:
+                text += (
+                    ", yet FAILS at %s KB" % ", ".join(str(k) for k in failing)
+                    if failing
+                    else " (and at +%s KB)" % ", +".join(str(k) for k in _ABOVE_KB)
+                )
+            print("  %-10s %s" % (name, text))
         print("heap each module adds when imported (bytes; unix port, .mpy; a mode's group is")
         print("dropped before the next, the boot group stays):")
         module_costs(mpy, tmp)

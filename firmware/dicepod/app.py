@@ -37,27 +37,29 @@ _CRASH_LIMIT = const(3)
 _CRASH_WINDOW_MS = const(10000)
 # Longest traceback text kept for the screen.
 _TRACE_CHARS = const(600)
+# Bytes allocated between garbage collections (MicroPython's gc.threshold; see start()).
+_GC_EVERY = const(4096)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
 
-# Loaded for good: the main menu, the list screens and the mode list. Every other module under
-# dicepod.rules and dicepod.ui belongs to a game mode (or a passing screen) and is unloaded
-# when not in use, so only one mode's code is in RAM at a time.
+# Loaded for good: the screen base, drawing, the list screens and the mode list. Every other
+# module under dicepod.rules and dicepod.ui belongs to a game mode (or a passing screen, the
+# main menu included) and is unloaded when not in use, so only one mode's code is in RAM.
 _KEEP = const(
     (
         "dicepod.rules.modes",
         "dicepod.ui.screen",
         "dicepod.ui.draw",
         "dicepod.ui.lists",
-        "dicepod.ui.menu",
     )
 )
 
-# Passed through on the way (a game's menu, settings, history, messages, the device settings):
+# Passed through on the way (the menus, settings, history, messages, the device settings):
 # never kept with a mode.
 _PASSING = const(
     (
+        "dicepod.ui.menu",
         "dicepod.ui.gamemenu",
         "dicepod.ui.settings",
         "dicepod.ui.ask",
@@ -115,7 +117,10 @@ class App:
         self.values = {}
         self.mode_modules = ()  # modules the current game's mode loaded
         self.ms = 0  # milliseconds since start (the journal's clock)
-        self.stack = [ui.Screen()]  # screens, the main menu at the bottom (set by start)
+        # Screens. The main menu is at the bottom when it is the top; under other screens a
+        # bare Screen holds its place (main_menu()).
+        self.stack = [ui.Screen()]
+        self.menu_cursor = -1  # the main menu's row when it was last covered (-1: the game's)
         self.mode = None  # the current game's mode name, or None
         self.game = None  # its rules Game, folded from the journal
         self.moves = 0  # effective events of the current game after its new_game and sets
@@ -135,10 +140,14 @@ class App:
         show is false: the crash handler draws its own screen first)."""
         # A torn last line (a power cut while writing) is cut silently: the game resumes at
         # the last complete event, as if the cut came a moment earlier.
+        if hasattr(gc, "threshold"):  # MicroPython
+            # Collect after every few KB allocated, not only when the heap is full: garbage
+            # goes while it is low in the heap, so long-lived objects fill the low holes and a
+            # mode's code finds whole blocks when it loads (fragmentation, not size, used to
+            # decide the smallest heap).
+            gc.threshold(_GC_EVERY)
         self.journal.recover()
         self.load_settings()
-        from dicepod.ui.menu import MainMenu
-
         self.mode_modules = ()
         self.unload_mode()
         if not self.safe:
@@ -147,7 +156,7 @@ class App:
             self.mode = None
             self.game = None
         del self.stack[:]
-        self.stack.append(MainMenu(self))
+        self.stack.append(ui.Screen())
         if self.game is not None:
             self.stack.append(self.game_screen())
         if self.messages:
@@ -155,6 +164,7 @@ class App:
 
             self.stack.append(Message("Notice", self.messages))
             self.messages = []
+        self.main_menu()
         self.stack[-1].on_show(self)
         self.dirty = True
         if show:
@@ -501,8 +511,25 @@ class App:
             self.stack.append(result)
         if len(self.stack) <= 2 and result == ui.BACK:
             self.unload_mode()  # back at the game (or the menu): passing screens' code goes
+        self.main_menu()
         self.stack[-1].on_show(self)
         self.dirty = True
+
+    def main_menu(self):
+        """Keep the main menu's code in RAM only while it is the top screen: at the bottom of
+        a longer stack a bare Screen holds its place (the row it was on is kept), and it is
+        built again when the stack is back down to it."""
+        bottom = self.stack[0]
+        placeholder = type(bottom) is ui.Screen
+        if len(self.stack) == 1:
+            if placeholder:
+                from dicepod.ui.menu import MainMenu
+
+                self.stack[0] = MainMenu(self, self.menu_cursor)
+        elif not placeholder:
+            self.menu_cursor = getattr(bottom, "cursor", -1)
+            self.stack[0] = ui.Screen()
+            _forget("dicepod.ui.menu")
 
     def redraw(self):
         """Draw the top screen if anything changed, then flush the display."""
@@ -562,9 +589,8 @@ class App:
             self.game = None
             del self.stack[:]
             gc.collect()
-            from dicepod.ui.menu import MainMenu
-
-            self.stack.append(MainMenu(self))
+            self.stack.append(ui.Screen())
+            self.main_menu()
         try:
             from dicepod.ui.message import CrashScreen
 

@@ -229,3 +229,26 @@ def test_game_menu_and_history():
     rows = app.stack[-1].items
     assert rows[0].startswith("roll ") and rows[-1] == "new_game free"
     assert app.stack[-1].title == "Game 1: 5 ev"
+
+
+def test_the_main_menu_is_in_ram_only_while_it_is_the_top_screen():
+    import sys
+
+    app = _app()
+    assert top(app) == "MainMenu"
+    assert "dicepod.ui.menu" in sys.modules
+    menu(app, "Settings")
+    # under another screen a bare Screen keeps its place, and its code is gone
+    assert type(app.stack[0]).__name__ == "Screen"
+    assert "dicepod.ui.menu" not in sys.modules
+    press(app, BACK)
+    screen = app.stack[0]
+    assert top(app) == "MainMenu"
+    assert screen.items[screen.cursor] == "Settings"  # back on the row it was left from
+    menu(app, "tests")
+    assert top(app) == "TestsScreen"
+    assert "dicepod.ui.menu" not in sys.modules
+    press(app, BACK)
+    screen = app.stack[0]
+    assert screen.items[screen.cursor] == "Tests"
+    assert screen.title == "dicepod: tests"  # the game in progress in the title bar

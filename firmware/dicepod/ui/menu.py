@@ -1,5 +1,6 @@
-"""The main menu: every game mode, History, Settings. Pure. Always loaded (the bottom of the
-app's screen stack); a game's own menu is dicepod.ui.gamemenu."""
+"""The main menu: every game mode, History, Settings. Pure. Loaded only while it is the top
+screen: under a game (or any other screen) the app keeps a bare Screen in its place and this
+module out of RAM (dicepod.app.App.main_menu). A game's own menu is dicepod.ui.gamemenu."""
 
 from micropython import const
 
@@ -15,7 +16,7 @@ _SETTINGS = const("Settings")
 class MainMenu(ListScreen):
     """The main menu: every game mode, History, Settings. The current game resumes."""
 
-    def __init__(self, app):
+    def __init__(self, app, cursor=-1):
         items = [title for _mode, title in modes.MODES]
         items.append(_HISTORY)
         items.append(_SETTINGS)
@@ -23,6 +24,8 @@ class MainMenu(ListScreen):
         for i in range(len(modes.MODES)):
             if modes.MODES[i][0] == app.mode:
                 self.cursor = i  # start on the game in progress
+        if 0 <= cursor < len(items):
+            self.cursor = cursor  # or back on the row the player left it from
         self.top = draw.scroll_top(self.cursor, 0)
         self.battery = ""
 
