@@ -138,14 +138,14 @@ class App:
     def start(self, show=True):
         """Recover the journal, load the settings, resume the game in progress, draw (unless
         show is false: the crash handler draws its own screen first)."""
-        # A torn last line (a power cut while writing) is cut silently: the game resumes at
-        # the last complete event, as if the cut came a moment earlier.
         if hasattr(gc, "threshold"):  # MicroPython
             # Collect after every few KB allocated, not only when the heap is full: garbage
             # goes while it is low in the heap, so long-lived objects fill the low holes and a
             # mode's code finds whole blocks when it loads (fragmentation, not size, used to
             # decide the smallest heap).
             gc.threshold(_GC_EVERY)
+        # A torn last line (a power cut while writing) is cut silently: the game resumes at
+        # the last complete event, as if the cut came a moment earlier.
         self.journal.recover()
         self.load_settings()
         self.mode_modules = ()
