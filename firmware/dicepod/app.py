@@ -71,11 +71,10 @@ _PASSING = const(
 
 
 def _unloadable(name):
-    """True for a module that belongs to a mode (or a passing screen, or the device's
-    settings table)."""
+    """True for a module that belongs to a mode or is passed through (_PASSING)."""
     if name in _KEEP:
         return False
-    if name == "dicepod.device":
+    if name in _PASSING:
         return True
     return name.startswith("dicepod.rules.") or name.startswith("dicepod.ui.")
 
