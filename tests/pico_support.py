@@ -1,0 +1,49 @@
+"""Shared by the tests on the emulated Pico (tests/test_pico_*.py): the skip when MicroPython's
+UF2 or the boot ROM is absent (one line saying how to get them), and the CPython rendering of a
+screen to compare the Pico's decoded pixels with."""
+
+import shutil
+
+import pytest
+
+from dicepod_host import pico
+
+
+def need_pico():
+    """Skip the calling test (or module) unless the emulated Pico can run here."""
+    if pico.find_rp2() is None:
+        pytest.skip(pico.HOWTO)
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the emulated Pico runs in Node.js")
+    if not (pico.CHECKOUT / "node_modules" / "rp2040js").is_dir():
+        pytest.skip("rp2040js is not installed: run ./dev setup")
+
+
+def cpython_boot_screen():
+    """The boot screen (main menu) as CPython's App draws it: 1,024 bytes MONO_VLSB."""
+    from app_board import Board  # tests/portable
+
+    from dicepod.app import App
+
+    app = App(Board())
+    app.start()
+    return bytes(app.board.display.buffer)
+
+
+def ascii_image(buffer):
+    rows = []
+    for y in range(64):
+        rows.append(
+            "".join("#" if buffer[(y >> 3) * 128 + x] >> (y & 7) & 1 else "." for x in range(128))
+        )
+    return "\n".join(rows)
+
+
+def diff_image(got, want):
+    """A readable failure message: both images and the count of differing pixels."""
+    bad = sum(bin(a ^ b).count("1") for a, b in zip(got, want))
+    return "%d pixels differ\n--- Pico ---\n%s\n--- CPython ---\n%s" % (
+        bad,
+        ascii_image(got),
+        ascii_image(want),
+    )
