@@ -85,7 +85,7 @@ def standard(dev=DEV):
 
 def tests_game(seed=1, rolls=30):
     """A Tests game: a target number, then rolls of 1-6 dice, changing the TN now and then."""
-    from dicepod.rules import tests as rules
+    from dicepod.rules import tn as rules
 
     rng = Seeded(seed)
     game = rules.Game(None)

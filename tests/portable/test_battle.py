@@ -10,7 +10,7 @@ import sys
 
 from seeded import Seeded, scripted
 
-from dicepod.rules import battle
+from dicepod.rules import battle, scoring
 from dicepod.rules.dice import counts
 
 _MICROPYTHON = sys.implementation.name == "micropython"
@@ -66,10 +66,10 @@ def naive(dice):
 
 
 def _engine(dice):
-    scoring = battle.scoring(dice)
-    found = {(battle.kind(c), c) for c in scoring}
-    assert len(found) == len(scoring)
-    return battle.is_bust(dice), found, battle.all_out(counts(dice))
+    combos = scoring.scoring(dice)
+    found = {(scoring.kind(c), c) for c in combos}
+    assert len(found) == len(combos)
+    return scoring.is_bust(dice), found, scoring.all_out(counts(dice))
 
 
 def test_every_roll_of_up_to_six_dice_matches_the_naive_classifier():
@@ -95,7 +95,7 @@ def _digest_all_rolls():
     counts of bust / ALL OUT! rolls and of rolls holding each scoring roll."""
     digest = 2166136261
     bust = all_out = 0
-    per_combo = [0] * len(battle.COMBOS)
+    per_combo = [0] * len(scoring.COMBOS)
     c = [0] * 7
     for a in range(1, 7):
         c[a] += 1
@@ -109,8 +109,8 @@ def _digest_all_rolls():
                         c[f] += 1
                         for g in range(1, 7):
                             c[g] += 1
-                            found = battle.mask(c)
-                            out = battle.all_out(c)
+                            found = scoring.mask(c)
+                            out = scoring.all_out(c)
                             code = found << 1 | out
                             digest = ((digest ^ code) * 16777619) & 0xFFFFFFFF
                             digest = ((digest ^ (code >> 8)) * 16777619) & 0xFFFFFFFF
@@ -151,7 +151,7 @@ def test_digest_counts_agree_with_naive():
         for item in found:
             per[item[1]] = per.get(item[1], 0) + 1
     assert got["bust"] == bust and got["all_out"] == all_out
-    assert got["per_combo"] == [per.get(c, 0) for c in battle.COMBOS]
+    assert got["per_combo"] == [per.get(c, 0) for c in scoring.COMBOS]
     # Sanity: P(bust) for six dice is small but real; ALL OUT! is rarer than not.
     assert 0 < bust < 46656 // 10 and 0 < all_out < 46656 // 2
 
@@ -167,18 +167,19 @@ def _memo_naive(dice):
 
 
 def test_scoring_examples():
-    assert battle.scoring((1, 2, 3, 6, 6, 4)) == [(6,), (6, 6), (1, 2, 3), (1, 2, 3, 4), (2, 3, 4)]
-    assert battle.scoring((2, 2, 2, 2, 4, 4)) == [(2, 2, 2)]
-    assert battle.scoring((6, 6, 6, 1, 1, 5)) == [(6,), (6, 6)]  # no Three of a Kind of 6s
-    assert battle.scoring((4, 5, 6, 1, 1, 2)) == [(6,)]  # 4-5-6 is not a straight
-    assert battle.is_bust((1, 1, 2, 2, 4, 5))
-    assert battle.all_out(counts((1, 1, 1, 2, 3, 4)))  # 1-1-1 + 2-3-4
-    assert battle.all_out(counts((1, 2, 3, 3, 4, 5)))  # 1-2-3 + 3-4-5
-    assert not battle.all_out(counts((1, 2, 3, 4, 4, 6)))
-    assert battle.all_out(counts((6,) * 6))
-    assert battle.name((6,)) == "Lucky Six" and battle.name((6, 6)) == "Double Six"
-    assert battle.name((4, 4, 4)) == "Three 4s" and battle.name((1, 2, 3, 4)) == "Straight 1-2-3-4"
-    assert [battle.kind(c) for c in ((6,), (6, 6), (5, 5, 5), (3, 4, 5))] == [
+    assert scoring.scoring((1, 2, 3, 6, 6, 4)) == [(6,), (6, 6), (1, 2, 3), (1, 2, 3, 4), (2, 3, 4)]
+    assert scoring.scoring((2, 2, 2, 2, 4, 4)) == [(2, 2, 2)]
+    assert scoring.scoring((6, 6, 6, 1, 1, 5)) == [(6,), (6, 6)]  # no Three of a Kind of 6s
+    assert scoring.scoring((4, 5, 6, 1, 1, 2)) == [(6,)]  # 4-5-6 is not a straight
+    assert scoring.is_bust((1, 1, 2, 2, 4, 5))
+    assert scoring.all_out(counts((1, 1, 1, 2, 3, 4)))  # 1-1-1 + 2-3-4
+    assert scoring.all_out(counts((1, 2, 3, 3, 4, 5)))  # 1-2-3 + 3-4-5
+    assert not scoring.all_out(counts((1, 2, 3, 4, 4, 6)))
+    assert scoring.all_out(counts((6,) * 6))
+    assert scoring.name((6,)) == "Lucky Six" and scoring.name((6, 6)) == "Double Six"
+    assert scoring.name((4, 4, 4)) == "Three 4s"
+    assert scoring.name((1, 2, 3, 4)) == "Straight 1-2-3-4"
+    assert [scoring.kind(c) for c in ((6,), (6, 6), (5, 5, 5), (3, 4, 5))] == [
         "lucky_six",
         "double_six",
         "three_of_a_kind",
@@ -188,32 +189,32 @@ def test_scoring_examples():
 
 def test_bust_with_kept_dice_both_settings():
     # Kept 6 and a re-rolled 3: only the kept 6 scores.
-    assert battle.is_bust((3,), (6,))
-    assert not battle.is_bust((3,), (6,), 1)
+    assert scoring.is_bust((3,), (6,))
+    assert not scoring.is_bust((3,), (6,), 1)
     # A re-rolled die completing a run or a Three of a Kind with kept dice scores.
-    assert not battle.is_bust((3,), (1, 2))
-    assert not battle.is_bust((1,), (1, 1))
-    assert not battle.is_bust((2,), (2, 3, 4))  # 2-3-4 can use the re-rolled 2
-    assert battle.is_bust((5, 5), (1, 2, 3))  # 1-2-3 is all kept
-    assert not battle.is_bust((5, 5), (1, 2, 3), 1)
-    assert not battle.is_bust((4, 5), (1, 2, 3))  # 3-4-5 uses them
+    assert not scoring.is_bust((3,), (1, 2))
+    assert not scoring.is_bust((1,), (1, 1))
+    assert not scoring.is_bust((2,), (2, 3, 4))  # 2-3-4 can use the re-rolled 2
+    assert scoring.is_bust((5, 5), (1, 2, 3))  # 1-2-3 is all kept
+    assert not scoring.is_bust((5, 5), (1, 2, 3), 1)
+    assert not scoring.is_bust((4, 5), (1, 2, 3))  # 3-4-5 uses them
 
 
 def test_set_aside_choices_and_two_sixes_setting():
     dice = (6, 6, 1, 2, 3, 5)
-    every = battle.set_aside_choices(dice)
+    every = scoring.set_aside_choices(dice)
     assert ((6, 6),) in every and ((6,), (6,)) in every and ((6,),) in every
     assert ((6,), (6,), (1, 2, 3)) in every and ((6, 6), (1, 2, 3)) in every
     assert len(set(every)) == len(every)
-    double = battle.set_aside_choices(dice, two_sixes=1)
+    double = scoring.set_aside_choices(dice, two_sixes=1)
     assert ((6,), (6,)) not in double and ((6, 6),) in double and ((6,),) in double
-    lucky = battle.set_aside_choices(dice, two_sixes=2)
+    lucky = scoring.set_aside_choices(dice, two_sixes=2)
     assert ((6, 6),) not in lucky and ((6,), (6,)) in lucky
-    assert battle.set_aside_choices((1, 1, 2, 4, 5, 5)) == []
+    assert scoring.set_aside_choices((1, 1, 2, 4, 5, 5)) == []
     # With kept dice (default setting) every choice uses a re-rolled die.
-    kept = battle.set_aside_choices((6, 1, 2, 3), kept=(6,))
+    kept = scoring.set_aside_choices((6, 1, 2, 3), kept=(6,))
     assert ((6,),) not in kept and ((1, 2, 3),) in kept and ((6,), (1, 2, 3)) in kept
-    assert ((6,),) in battle.set_aside_choices((6, 1, 2, 3), kept=(6,), kept_can_score=1)
+    assert ((6,),) in scoring.set_aside_choices((6, 1, 2, 3), kept=(6,), kept_can_score=1)
 
 
 # -- the game through events -----------------------------------------------------------------
@@ -575,7 +576,7 @@ def test_random_games_fold_and_undo():
     r.check_undo()
     assert battle.fold(r.events).state() == g.state()
     # As the journal hands them back: canonical JSON bytes decoded into lists.
-    lines = [json.dumps([k, list(d)], separators=(",", ":")) for k, d in r.events]
+    lines = (json.dumps([k, list(d)], separators=(",", ":")) for k, d in r.events)
     assert _text(battle.fold(json.loads(line) for line in lines)) == _text(g)
 
 
@@ -592,6 +593,6 @@ def result_scripted_game_states():
 
 def result_choices():
     return [
-        [[list(c) for c in choice] for choice in battle.set_aside_choices(dice)]
+        [[list(c) for c in choice] for choice in scoring.set_aside_choices(dice)]
         for dice in ((6, 6, 6, 1, 2, 3), (1, 1, 2, 2, 3, 3), (1, 2, 3, 4, 5, 6))
     ]

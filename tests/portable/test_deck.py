@@ -1,5 +1,5 @@
-"""dicepod.rules.deck (and deckmore's FullDeck, every deck operation): the ordered deck and
-the draw bag, with undo by refolding.
+"""dicepod.rules.deck: the ordered deck (draw, draw a named card, remove, reshuffle) and the
+draw bag, with undo by refolding.
 Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py)."""
 
 import gc
@@ -7,7 +7,6 @@ import gc
 from seeded import Seeded, scripted
 
 from dicepod.rules import deck
-from dicepod.rules.deckmore import FullDeck
 
 
 def _raises(function, *args):
@@ -19,10 +18,15 @@ def _raises(function, *args):
 
 
 def _deck_of(cards):
-    d = FullDeck(16)
+    d = deck.Deck(16)
     for card in cards:
         d.add(card)
     return d
+
+
+def _top(d, n):
+    """The top n cards of the draw pile, top first."""
+    return tuple(d.pile[d.n_pile - 1 - i] for i in range(min(n, d.n_pile)))
 
 
 def _snap(d):
@@ -42,16 +46,9 @@ def _apply(d, bag, event):
         if d.draw() != data[0]:
             raise ValueError("not the top card")
     elif kind == "take":
-        if d.draw_remove() != data[0]:
-            raise ValueError("not the top card")
-    elif kind == "top":
-        d.return_top(data[0])
-    elif kind == "bottom":
-        d.return_bottom(data[0])
+        d.draw_card(data[0])
     elif kind == "remove":
         d.remove(data[0])
-    elif kind == "restart":
-        d.restart()
     elif kind == "bag_draw":
         bag.take(data[0])
     elif kind == "bag_put":
@@ -80,20 +77,16 @@ def _session(source, steps):
     """Build a scripted session of deck and bag events with their commands; return events."""
     events = []
     d, bag = _fold(events)
-    for step in range(steps):
+    for _ in range(steps):
         choice = source.randbelow(8)
         if not d.n_pile or choice == 0:
             event = ("shuffle", deck.shuffle_order(d, source.randbelow))
         elif choice <= 2:
             event = ("draw", (d.top(),))
-        elif choice == 3:
-            event = ("take", (d.top(),))
-        elif choice == 4 and d.n_discard:
-            event = ("top" if step % 2 else "bottom", (d.discard[d.n_discard - 1],))
-        elif choice == 5 and d.n_discard:
+        elif choice <= 4:
+            event = ("take", (d.pile[source.randbelow(d.n_pile)],))
+        elif choice <= 6 and d.n_discard and d.n_removed < 3:
             event = ("remove", (d.discard[0],))
-        elif choice == 6 and d.n_removed > 3:
-            event = ("restart", ())
         elif bag.total and choice == 7:
             event = ("bag_draw", (deck.bag_pick(bag, source.randbelow),))
         else:
@@ -103,26 +96,19 @@ def _session(source, steps):
     return events
 
 
-def test_draw_return_peek():
+def test_draw_a_named_card_and_remove():
     d = _deck_of((1, 2, 3))
     assert d.n_pile == 0 and d.n_discard == 3
     d.reshuffle((3, 1, 2))  # top first
-    assert d.top() == 3 and d.peek(1) == 1 and d.peek(2) == 2 and d.peek(3) == -1
-    assert d.peek_n(5) == (3, 1, 2)
+    assert d.top() == 3 and _top(d, 5) == (3, 1, 2)
     assert d.draw() == 3
     assert d.n_discard == 1 and d.discard[0] == 3
-    d.return_bottom(3)
-    assert d.peek_n(3) == (1, 2, 3)
-    assert d.draw() == 1
-    d.return_top(1)
-    assert d.peek_n(3) == (1, 2, 3)
-    assert d.draw_remove() == 1
+    d.draw_card(2)  # the players drew the real card: any card of the draw pile
+    assert _top(d, 3) == (1,) and list(d.discard[: d.n_discard]) == [3, 2]
+    d.remove(3)
     assert d.n_removed == 1 and d.size() == 3
-    d.unremove(1)
-    assert d.n_discard == 1 and d.n_removed == 0
-    d.remove(1)
-    d.restart()
-    assert d.n_pile == 0 and d.n_removed == 0 and d.n_discard == 3
+    d.reshuffle((2, 1))
+    assert _top(d, 3) == (2, 1) and d.n_removed == 1
 
 
 def test_errors_leave_the_deck_unchanged():
@@ -131,12 +117,12 @@ def test_errors_leave_the_deck_unchanged():
     before = _snap(d)
     assert _raises(d.reshuffle, (2, 2, 2))
     assert _raises(d.reshuffle, (2, 1))
-    assert _raises(d.return_top, 9)
+    assert _raises(d.draw_card, 9)
     assert _raises(d.remove, 1)
     assert _snap(d) == before
-    empty = FullDeck(2)
+    empty = deck.Deck(2)
     assert _raises(empty.draw)
-    assert _raises(empty.draw_remove)
+    assert _raises(empty.draw_card, 1)
     empty.add(1)
     empty.add(2)
     assert _raises(empty.add, 3)  # full
@@ -152,7 +138,7 @@ def test_shuffle_order_is_fisher_yates_on_both_piles():
     cards[1], cards[0] = cards[0], cards[1]
     assert order == tuple(cards)
     d.reshuffle(order)
-    assert d.peek_n(4) == order
+    assert _top(d, 4) == order
 
 
 def test_fisher_yates_is_uniform():
@@ -185,7 +171,7 @@ def test_bag_draw_return_and_pick():
 def test_undo_every_step_restores_exact_order_and_contents():
     events = _session(Seeded(5), 150)
     kinds = set(e[0] for e in events)
-    assert "shuffle" in kinds and "bag_draw" in kinds and "bottom" in kinds
+    assert "shuffle" in kinds and "bag_draw" in kinds and "take" in kinds and "remove" in kinds
     live_d, live_bag = _fold(())
     states = [_state(())]
     for event in events:
@@ -213,10 +199,7 @@ def test_folding_allocates_nothing():
         d.reshuffle(order)
         d.draw()
         d.draw()
-        d.return_bottom(5)
-        d.draw_remove()
-        d.unremove(4)
-        d.peek(2)
+        d.draw_card(2)
         bag.take(1)
         bag.put(1)
         bag.kind_at(3)

@@ -6,7 +6,7 @@ runs on CPython only; result_every_state carries the comparison to MicroPython."
 
 import sys
 
-from dicepod.rules import odds
+from dicepod.rules import fraction, odds
 from dicepod.rules.dice import multisets
 
 _MICROPYTHON = sys.implementation.name == "micropython"
@@ -115,9 +115,9 @@ def test_known_values():
 
 
 def test_gcd_reduce_text():
-    assert odds.gcd(12, 18) == 6 and odds.gcd(7, 0) == 7 and odds.gcd(0, 5) == 5
-    assert odds.reduce(102, 216) == (17, 36) and odds.reduce(0, 36) == (0, 1)
-    assert odds.text((17, 36)) == "17/36"
+    assert fraction.gcd(12, 18) == 6 and fraction.gcd(7, 0) == 7 and fraction.gcd(0, 5) == 5
+    assert fraction.reduce(102, 216) == (17, 36) and fraction.reduce(0, 36) == (0, 1)
+    assert fraction.text((17, 36)) == "17/36"
 
 
 def test_keep_hint():

@@ -1,11 +1,13 @@
-"""dicepod.rules.tests: target-number tests, modifiers, re-rolls, roll-offs, D3 and exact odds.
+"""dicepod.rules.tn, the Tests mode: target-number tests, modifiers, re-rolls, roll-offs, D3
+and exact odds.
 Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py)."""
 
 import json
 
 from seeded import Seeded, scripted
 
-from dicepod.rules import tests as tm
+from dicepod.rules import fraction
+from dicepod.rules import tn as tm
 from dicepod.settings import MissingValue, Settings
 
 
@@ -82,12 +84,12 @@ def test_natural_six_and_one():
 
 
 def test_fractions_without_math_gcd():
-    assert tm.gcd(12, 18) == 6 and tm.gcd(0, 5) == 5
-    assert tm.reduce(6, 36) == (1, 6) and tm.reduce(0, 7) == (0, 1)
+    assert fraction.gcd(12, 18) == 6 and fraction.gcd(0, 5) == 5
+    assert fraction.reduce(6, 36) == (1, 6) and fraction.reduce(0, 7) == (0, 1)
     assert tm.binomial(6, 3) == 20 and tm.binomial(3, 4) == 0
     assert tm.p_success(4) == (1, 2)
     assert tm.p_success(4, tm.RULE_FAILURES) == (3, 4)
-    assert tm.fraction_str((1, 2)) == "1/2"
+    assert fraction.text((1, 2)) == "1/2"
 
 
 def _brute(n, tn, rule):

@@ -2,9 +2,8 @@
 pushing your luck, bust, ALL OUT!, heroes, current score, win check and best of three.
 Pure: runs unchanged on MicroPython and CPython; randomness arrives as randbelow(n).
 
-A scoring roll ("combo") is the sorted tuple of its dice values, which names it fully:
-    (6,) Lucky Six   (6, 6) Double Six   (v, v, v) Three of a Kind (v in 1..5)
-    (a, a+1, a+2[, ...]) Straight of 3 to 5 values inside 1..5.
+Scoring rolls ("combos", sorted tuples of dice values), bust and the legal set-asides are in
+dicepod.rules.scoring.
 
 The game state is a fold over events (kind, data); data holds every die value, so folding never
 needs randomness. Phases and the events each one accepts:
@@ -36,10 +35,15 @@ hero is in the opponent's half at advance >= rows and at most 2 * rows - 1 (the 
 Players are 0 and 1 (0 = whoever finished setting up first), heroes 0..4 (columns).
 """
 
-from micropython import const
-
 from dicepod.rules.dice import check, contains, counts, remove
 from dicepod.rules.dice import roll as roll_dice
+from dicepod.rules.scoring import (
+    fits_settings,
+    is_bust,
+    parse_combos,
+    set_aside_choices,
+    uses_rolled,
+)
 from dicepod.settings import Settings
 
 TWO_SIXES = "battle.two_sixes"
@@ -77,205 +81,6 @@ BUST = "bust"
 DECIDE = "decide"
 ACTIONS = "actions"
 OVER = "over"
-
-# Every scoring roll there is, in listing order.
-COMBOS = (
-    (6,),
-    (6, 6),
-    (1, 1, 1),
-    (2, 2, 2),
-    (3, 3, 3),
-    (4, 4, 4),
-    (5, 5, 5),
-    (1, 2, 3),
-    (1, 2, 3, 4),
-    (1, 2, 3, 4, 5),
-    (2, 3, 4),
-    (2, 3, 4, 5),
-    (3, 4, 5),
-)
-# Bit masks over faces 1..5 (bit v = face v) of the straights COMBOS[7:], same order.
-_RUNS = const((0b1110, 0b11110, 0b111110, 0b11100, 0b111100, 0b111000))
-_FIRST_STRAIGHT = const(7)
-
-KINDS = ("lucky_six", "double_six", "three_of_a_kind", "straight")
-_NAMES = const(("Lucky Six", "Double Six", "Three of a Kind", "Straight"))
-
-
-def kind_index(combo):
-    """Return 0 Lucky Six, 1 Double Six, 2 Three of a Kind, 3 Straight for a scoring roll."""
-    if combo[0] == 6:
-        return len(combo) - 1
-    return 2 if combo[0] == combo[-1] else 3
-
-
-def kind(combo):
-    """Return the kind of a scoring roll as a string: lucky_six, double_six, ..."""
-    return KINDS[kind_index(combo)]
-
-
-def name(combo):
-    """Return a scoring roll's name for the screen, e.g. 'Lucky Six', 'Straight 1-2-3'."""
-    index = kind_index(combo)
-    if index == 2:
-        return "Three %ds" % combo[0]
-    if index == 3:
-        return "Straight " + "-".join([str(v) for v in combo])
-    return _NAMES[index]
-
-
-def mask(face_counts):
-    """Return a bit mask over COMBOS (bit i = COMBOS[i]) of every scoring roll that can be formed
-    from dice with these counts. Zero means bust."""
-    found = 0
-    sixes = face_counts[6]
-    if sixes:
-        found = 1 if sixes == 1 else 3
-    present = 0
-    for face in range(1, 6):
-        n = face_counts[face]
-        if n:
-            present |= 1 << face
-            if n >= 3:
-                found |= 1 << (face + 1)
-    for i in range(6):
-        run = _RUNS[i]
-        if present & run == run:
-            found |= 1 << (_FIRST_STRAIGHT + i)
-    return found
-
-
-def scoring(dice):
-    """Return every distinct scoring roll that can be formed from dice, in COMBOS order."""
-    found = mask(counts(dice))
-    return [COMBOS[i] for i in range(len(COMBOS)) if found >> i & 1]
-
-
-def _partition(face_counts, face):
-    """True when faces face..5 of face_counts split exactly into Threes and Straights."""
-    while face <= 5 and not face_counts[face]:
-        face += 1
-    if face > 5:
-        return True
-    # The lowest die left belongs to a Three of a Kind of it or a Straight starting at it.
-    if face_counts[face] >= 3:
-        face_counts[face] -= 3
-        ok = _partition(face_counts, face)
-        face_counts[face] += 3
-        if ok:
-            return True
-    top = face
-    ok = False
-    while top <= 5 and face_counts[top]:
-        face_counts[top] -= 1
-        top += 1
-        if top - face >= 3 and _partition(face_counts, face):
-            ok = True
-            break
-    for value in range(face, top):
-        face_counts[value] += 1
-    return ok
-
-
-def all_out(face_counts):
-    """Return True when every die can be set aside at once in scoring rolls (6s always can)."""
-    return _partition(list(face_counts), 1)
-
-
-def is_bust(rolled, kept=(), kept_can_score=0):
-    """Return True when rolling `rolled` next to the unrolled `kept` dice busts: no scoring roll
-    uses a re-rolled die (or, with kept_can_score, no scoring roll at all)."""
-    return bust_counts(counts(rolled), counts(kept), kept_can_score)
-
-
-def bust_counts(rolled, kept, kept_can_score=0):
-    """is_bust on 7-slot count lists."""
-    both = [rolled[i] + kept[i] for i in range(7)]
-    if kept_can_score or both == rolled:
-        return mask(both) == 0
-    if rolled[6]:
-        return False
-    for face in range(1, 6):
-        if rolled[face] and both[face] >= 3:
-            return False
-    for low in range(1, 4):
-        if both[low] and both[low + 1] and both[low + 2]:
-            if rolled[low] or rolled[low + 1] or rolled[low + 2]:
-                return False
-    return True
-
-
-def parse_combos(data):
-    """Split set_aside data (values, 0 between scoring rolls) into a list of scoring rolls;
-    raise ValueError if a group is not a scoring roll."""
-    groups = []
-    group = []
-    for value in tuple(data) + (0,):
-        if not isinstance(value, int) or not 0 <= value <= 6:
-            raise ValueError("die value must be 1-6")
-        if value:
-            group.append(value)
-            continue
-        combo = tuple(sorted(group))
-        if combo not in COMBOS:
-            raise ValueError("not a scoring roll")
-        groups.append(combo)
-        group = []
-    return groups
-
-
-def _fits_settings(combos, two_sixes):
-    """None when combos obey the two-6s setting, else the reason."""
-    if two_sixes == 2 and (6, 6) in combos:
-        return "Double Six is off: two Lucky Sixes"
-    if two_sixes == 1 and combos.count((6,)) > 1:
-        return "two 6s must be a Double Six"
-    return None
-
-
-def _uses_rolled(combos, rolled):
-    """True when some die of combos can come from the rolled (not kept) dice."""
-    for combo in combos:
-        for value in combo:
-            if rolled[value]:
-                return True
-    return False
-
-
-def _collect(face_counts, start, current, out):
-    """Append to out every multiset of COMBOS[start:] that fits into face_counts."""
-    for i in range(start, len(COMBOS)):
-        combo = COMBOS[i]
-        need = counts(combo)
-        if not contains(face_counts, need):
-            continue
-        for value in combo:
-            face_counts[value] -= 1
-        current.append(combo)
-        out.append(tuple(current))
-        _collect(face_counts, i, current, out)
-        current.pop()
-        for value in combo:
-            face_counts[value] += 1
-
-
-def set_aside_choices(dice, kept=(), two_sixes=0, kept_can_score=0):
-    """Return every legal set-aside for a roll: tuples of disjoint scoring rolls from dice, where
-    `kept` are the dice that were not re-rolled (they are included in dice)."""
-    face_counts = counts(dice)
-    everything = []
-    _collect(face_counts, 0, [], everything)
-    rolled = face_counts
-    if kept and not kept_can_score:
-        rolled = [face_counts[i] - n for i, n in enumerate(counts(kept))]
-    out = []
-    for choice in everything:
-        if _fits_settings(choice, two_sixes):
-            continue
-        if rolled is not face_counts and not _uses_rolled(choice, rolled):
-            continue
-        out.append(choice)
-    return out
 
 
 class Game:
@@ -464,13 +269,13 @@ class Game:
         face_counts = counts(self.dice)
         if not contains(face_counts, counts(values)):
             raise ValueError("those dice are not in the roll")
-        reason = _fits_settings(combos, self.settings.get(TWO_SIXES))
+        reason = fits_settings(combos, self.settings.get(TWO_SIXES))
         if reason:
             raise ValueError(reason)
         if self.kept and not self.settings.get(KEPT_CAN_SCORE):
             kept = counts(self.kept)
             rolled = [face_counts[i] - kept[i] for i in range(7)]
-            if not _uses_rolled(combos, rolled):
+            if not uses_rolled(combos, rolled):
                 raise ValueError("a scoring roll must use a re-rolled die")
         self.aside.extend(combos)
         self.dice = remove(self.dice, values)

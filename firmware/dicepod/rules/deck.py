@@ -3,10 +3,9 @@
 Two small primitives that the game modules own as explicit state:
 
 - `Deck`: an ordered deck of card ids (0..255) with a draw pile, a discard pile and a removed
-  pile, each a preallocated `bytearray`. Draw, remove a card, reshuffle the discard pile into
-  the draw pile. The top of the draw pile is the end of its bytearray. Peeking, returning a
-  card to the top or bottom and the like are in `dicepod.rules.deckmore.FullDeck` (no mode on
-  the device uses them: their code stays out of RAM).
+  pile, each a preallocated `bytearray`. Draw the top card, draw a named card (the players
+  drew the real one), remove a card, reshuffle the discard pile into the draw pile. The top of
+  the draw pile is the end of its bytearray.
 - `Bag`: a draw bag that only knows how many counters of each kind it holds (a `bytearray` of
   counts). Drawing at random happens in a command function; folding only moves counts.
 
@@ -63,6 +62,13 @@ class Deck:
         self.discard[self.n_discard] = card
         self.n_discard += 1
         return card
+
+    def draw_card(self, card):
+        """Move a named card of the draw pile onto the discard pile (the players drew the real
+        card from their own shuffled deck)."""
+        self.n_pile = self._take(card, self.pile, self.n_pile)
+        self.discard[self.n_discard] = card
+        self.n_discard += 1
 
     def _take(self, card, where, count):
         """Remove the topmost copy of card from a pile; return the new count."""

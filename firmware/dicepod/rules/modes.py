@@ -16,8 +16,11 @@ MODES = (
 
 
 def module(name):
-    """Return the rules module for a mode name; raise ValueError for an unknown one."""
+    """Return the rules module for a mode name; raise ValueError for an unknown one. Each is
+    dicepod.rules.<name>, but the Tests mode's is dicepod.rules.tn (for the Target Number: a
+    module named tests reads as a test file)."""
     for mode, _title in MODES:
         if mode == name:
-            return __import__("dicepod.rules." + name, None, None, ("Game",))
+            path = "tn" if mode == "tests" else mode
+            return __import__("dicepod.rules." + path, None, None, ("Game",))
     raise ValueError("unknown mode %s" % name)

@@ -5,9 +5,9 @@ P(bust) for re-rolling m dice next to kept dice is counted over multisets of the
 each weighted by its number of orderings m! / (c1! .. c6!), out of 6**m; never by listing the
 6**m ordered rolls. Only multisets without a 6 and with at most two of a face can bust, so at
 most 3**4 = 81 multisets are visited per state. Fractions are (numerator, denominator) int
-pairs in lowest terms (MicroPython has no fractions module and no math.gcd).
+pairs in lowest terms (dicepod.rules.fraction).
 
-The bust rule matches dicepod.rules.battle.is_bust: with kept_can_score 0 (the default) a new
+The bust rule matches dicepod.rules.scoring.is_bust: with kept_can_score 0 (the default) a new
 roll busts when no scoring roll uses a re-rolled die; with 1, when the rolled and kept dice
 together hold no scoring roll.
 """
@@ -15,27 +15,10 @@ together hold no scoring roll.
 from micropython import const
 
 from dicepod.rules.dice import FACTORIAL, check, counts
+from dicepod.rules.fraction import reduce
 
 # 6**6: every probability here is a whole number of 46656ths (denominators divide it).
 _ALL = const(46656)
-
-
-def gcd(a, b):
-    """Return the greatest common divisor of two non-negative ints."""
-    while b:
-        a, b = b, a % b
-    return a
-
-
-def reduce(numerator, denominator):
-    """Return (numerator, denominator) in lowest terms."""
-    g = gcd(numerator, denominator) or 1
-    return (numerator // g, denominator // g)
-
-
-def text(fraction):
-    """Return a fraction pair as 'n/d'."""
-    return "%d/%d" % fraction
 
 
 def bust_count(m, kept_counts, kept_can_score=0):

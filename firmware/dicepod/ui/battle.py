@@ -4,7 +4,7 @@ and ALL OUT! as full-width banners, Battle Actions with the heroes' moves, the w
 of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 """
 
-from dicepod.rules import battle, odds
+from dicepod.rules import battle, odds, scoring
 from dicepod.ui import draw
 from dicepod.ui.lists import Confirm, ListScreen
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Reset, Screen
@@ -23,11 +23,11 @@ def player_name(player):
 def short(combos, width=16):
     """Scoring rolls in at most width characters: one by name ('Lucky Six', 'Straight 1-4'),
     several as 'L6 D6 3x4 1-3' (a straight by its lowest and highest die)."""
-    if len(combos) == 1 and battle.kind_index(combos[0]) < 3:
-        return battle.name(combos[0])[:width]
+    if len(combos) == 1 and scoring.kind_index(combos[0]) < 3:
+        return scoring.name(combos[0])[:width]
     text = ""
     for combo in combos:
-        index = battle.kind_index(combo)
+        index = scoring.kind_index(combo)
         if index == 3:
             text += " %d-%d" % (combo[0], combo[-1])
         else:

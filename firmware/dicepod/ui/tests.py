@@ -8,7 +8,7 @@ Lit (solid) dice are successes; dotted ones failed.
 
 from micropython import const
 
-from dicepod.rules import tests
+from dicepod.rules import tn
 from dicepod.ui import draw
 from dicepod.ui.lists import Pick
 from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Replace, Screen
@@ -143,7 +143,7 @@ class TestsScreen(Screen):
         if action == _REROLL_ONE:
             return "Re-roll a die"
         if action == _RULE:
-            return "Odds: " + tests.RULE_NAMES[game.rule]
+            return "Odds: " + tn.RULE_NAMES[game.rule]
         if action == _ROLLOFF:
             return "Roll-off"
         if action == _D3:
@@ -178,10 +178,10 @@ class TestsScreen(Screen):
         action = self.action
         rand = app.randbelow
         if action == _ROLL:
-            app.play(tests.roll(game, self.count, rand))
+            app.play(tn.roll(game, self.count, rand))
         elif action == _DICE:
-            labels = [str(n) for n in range(1, tests.MAX_DICE + 1)]
-            values = list(range(1, tests.MAX_DICE + 1))
+            labels = [str(n) for n in range(1, tn.MAX_DICE + 1)]
+            values = list(range(1, tn.MAX_DICE + 1))
             return Pick("Dice to roll", labels, values, self.count - 1, self.set_count)
         elif action == _TN:
             index = _TN_VALUES.index(game.tn) if game.tn in _TN_VALUES else 3
@@ -189,7 +189,7 @@ class TestsScreen(Screen):
         elif action == _MOD:
             return Pick("Modifier from", list(SOURCES), SOURCES, 0, _pick_value)
         elif action == _REROLL_FAILS:
-            events = tests.reroll_failures(game, rand)
+            events = tn.reroll_failures(game, rand)
             if not events:
                 app.show_toast("No failed dice")
             for event in events:
@@ -200,14 +200,14 @@ class TestsScreen(Screen):
             labels = ["Die %d: %d" % (i + 1, game.dice[i]) for i in range(game.n_dice)]
             return Pick("Re-roll die", labels, list(range(game.n_dice)), 0, _reroll)
         elif action == _RULE:
-            names = list(tests.RULE_NAMES)
+            names = list(tn.RULE_NAMES)
             return Pick("Odds re-roll", names, (0, 1, 2), game.rule, _set_rule)
         elif action == _ROLLOFF:
-            app.play(tests.roll_off(game, rand))
+            app.play(tn.roll_off(game, rand))
         elif action == _D3:
-            app.play(tests.d3(rand))
+            app.play(tn.d3(rand))
         elif action == _D3P1:
-            app.play(tests.d3_plus_1(rand))
+            app.play(tn.d3_plus_1(rand))
         elif action == _CLEAR:
             app.play(("clear_mods", ()))
         return None
@@ -239,12 +239,12 @@ class TestsScreen(Screen):
             hit = game.tn_final
             if n <= 6:
                 for i in range(n):
-                    style = draw.ASIDE if hit and tests.is_success(game.dice[i], hit) else draw.DIM
+                    style = draw.ASIDE if hit and tn.is_success(game.dice[i], hit) else draw.DIM
                     draw.die(canvas, 1 + i * 21, 11, game.dice[i], style)
                 y = 33
             else:
                 for i in range(n):
-                    style = draw.ASIDE if hit and tests.is_success(game.dice[i], hit) else draw.DIM
+                    style = draw.ASIDE if hit and tn.is_success(game.dice[i], hit) else draw.DIM
                     draw.die(canvas, 1 + (i % 9) * 14, 10 + (i // 9) * 12, game.dice[i], style, 11)
                 y = 11 + ((n + 8) // 9) * 12
             for line in self.lines:
@@ -267,7 +267,7 @@ def _set_rule(app, value):
 
 
 def _reroll(app, index):
-    app.play(tests.reroll(app.game, index, app.randbelow))
+    app.play(tn.reroll(app.game, index, app.randbelow))
 
 
 def _pick_value(app, source):

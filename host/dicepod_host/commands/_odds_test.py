@@ -5,7 +5,7 @@
 Prints the final target number (modifiers from differently named sources add; a name given
 twice counts once, the last value; the TN is capped to 2+..6+), the chance that one die succeeds
 and the exact distribution of the number of successes, computed by the firmware's own
-dicepod.rules.tests. `--tn -` is a test that does not exist: exit 1. With --reroll (failures:
+dicepod.rules.tn. `--tn -` is a test that does not exist: exit 1. With --reroll (failures:
 every failed die once; one: one failed die) the odds after that re-roll follow.
 
 JSON: {"dice": N, "tn_final": T, "p_success": "1/2", "distribution": ["1/16", "4/16", ...]}
@@ -18,7 +18,8 @@ the greatest common divisor of that power and every numerator, so 4 dice on 4+ r
 
 import json
 
-from dicepod.rules import tests as rules
+from dicepod.rules import fraction
+from dicepod.rules import tn as rules
 from dicepod_host.errors import UsageError, UserError
 
 HELP = "exact odds of a target-number test: final TN, chance per die, successes for N dice"
@@ -108,14 +109,14 @@ def report(dice, tn, mods, rule=rules.RULE_NONE):
     obj = {
         "dice": dice,
         "tn_final": final,
-        "p_success": rules.fraction_str(rules.p_success(final)),
+        "p_success": fraction.text(rules.p_success(final)),
         "distribution": _strings(rules.distribution(dice, final)),
         "modifier": modifier,
     }
     if rule != rules.RULE_NONE:
         obj["reroll"] = {
             "rule": rules.RULE_NAMES[rule],
-            "p_success": rules.fraction_str(rules.p_success(final, rule)),
+            "p_success": fraction.text(rules.p_success(final, rule)),
             "distribution": _strings(rules.distribution(dice, final, rule)),
         }
     return obj

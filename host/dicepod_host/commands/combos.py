@@ -1,11 +1,11 @@
 """`dicepod combos`: the Battle Game scoring rolls in a set of dice, using the firmware's own
-rules (dicepod.rules.battle), for people (a readable summary) and for other tools (--json, and
+rules (dicepod.rules.scoring), for people (a readable summary) and for other tools (--json, and
 --batch for many rolls, one per line on stdin, one JSON object per line on stdout)."""
 
 import json
 import sys
 
-from dicepod.rules import battle
+from dicepod.rules import scoring
 from dicepod.rules.dice import counts
 from dicepod_host.errors import UsageError
 
@@ -47,13 +47,13 @@ def parse_dice(words, where=""):
 def _summary(dice):
     """Return (bust, scoring list as JSON-able dicts, all_out) for dice."""
     face_counts = counts(dice)
-    found = battle.mask(face_counts)
-    scoring = [
-        {"kind": battle.kind(combo), "values": list(combo)}
-        for i, combo in enumerate(battle.COMBOS)
+    found = scoring.mask(face_counts)
+    listed = [
+        {"kind": scoring.kind(combo), "values": list(combo)}
+        for i, combo in enumerate(scoring.COMBOS)
         if found >> i & 1
     ]
-    return found == 0, scoring, battle.all_out(face_counts)
+    return found == 0, listed, scoring.all_out(face_counts)
 
 
 def classify(dice, _cache={}):  # noqa: B006 (a deliberate memo: 462 multisets at most)
@@ -74,7 +74,7 @@ def _readable(dice):
     else:
         lines.append("Scoring rolls:")
         for item in obj["scoring"]:
-            lines.append("  " + battle.name(tuple(item["values"])))
+            lines.append("  " + scoring.name(tuple(item["values"])))
     lines.append("ALL OUT! possible: %s" % ("yes" if obj["all_out"] else "no"))
     return "\n".join(lines)
 

@@ -16,6 +16,7 @@ import json
 import sys
 
 from dicepod.rules import odds
+from dicepod.rules.fraction import text as fraction_text
 from dicepod_host.errors import UsageError
 
 HELP = "exact odds: `odds bust` (Battle Game bust chance), `odds test` (target-number tests)"
@@ -100,7 +101,7 @@ def run_bust(args):
         obj = {
             "reroll": m,
             "kept": list(kept),
-            "bust": odds.text(fraction),
+            "bust": fraction_text(fraction),
             "bust_float": fraction[0] / fraction[1],
         }
         print(json.dumps(obj))
@@ -109,7 +110,7 @@ def run_bust(args):
     rule = " (kept dice alone can score)" if setting and kept else ""
     print(
         "Re-rolling %d %s%s%s: bust %s = %s"
-        % (m, "die" if m == 1 else "dice", where, rule, odds.text(fraction), _percent(fraction))
+        % (m, "die" if m == 1 else "dice", where, rule, fraction_text(fraction), _percent(fraction))
     )
     if kept:
         best, best_fraction = odds.best_keep(kept, setting, extra=m)
@@ -122,7 +123,7 @@ def run_bust(args):
                 % (
                     keep,
                     m + len(kept) - len(best),
-                    odds.text(best_fraction),
+                    fraction_text(best_fraction),
                     _percent(best_fraction),
                 )
             )

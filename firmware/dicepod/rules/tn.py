@@ -1,5 +1,6 @@
-"""Target-number tests, re-rolls, roll-offs and D3 (RULES.md section 2), and their exact odds.
-Pure: runs unchanged on MicroPython and CPython.
+"""The Tests mode (mode name "tests"): target-number tests, re-rolls, roll-offs and D3 (RULES.md
+section 2), and their exact odds. Pure: runs unchanged on MicroPython and CPython. (Named tn,
+for the Target Number, so that it does not read as a test file.)
 
 The rules, restated: a test has a Target Number (TN); roll a D6 and succeed on TN or more.
 Modifiers change the TN, never the die: +X lowers it by X, -X raises it by X; modifiers from
@@ -11,8 +12,8 @@ wins, and players tied for the highest total throw again (every throw is an even
 halved rounding up (1-2 -> 1, 3-4 -> 2, 5-6 -> 3); D3+1 adds 1 to it. Both only generate a
 value: they are not tests.
 
-Exact odds are fractions kept as reduced (numerator, denominator) int pairs (MicroPython has no
-`fractions` and no `math.gcd`). A distribution of successes for N dice is a tuple of numerators
+Exact odds are fractions kept as reduced (numerator, denominator) int pairs
+(dicepod.rules.fraction). A distribution of successes for N dice is a tuple of numerators
 over one common denominator: 6^N (36^N after "re-roll failures once", 6^(N+1) after "re-roll one
 die"), divided by the greatest common divisor of all the numerators and that power, so every
 entry keeps the same denominator (4 dice on 4+ -> 1/16, 4/16, 6/16, 4/16, 1/16).
@@ -33,6 +34,7 @@ Events (data are ints unless noted):
 from micropython import const
 
 from dicepod.rules import apply_checked
+from dicepod.rules.fraction import gcd, reduce
 from dicepod.settings import Settings
 
 MODE = "tests"
@@ -51,27 +53,7 @@ SETTINGS = (
 )
 
 
-# ---- fractions as (num, den) ------------------------------------------------------------
-
-
-def gcd(a, b):
-    """Greatest common divisor of two non-negative ints (MicroPython has no math.gcd)."""
-    while b:
-        a, b = b, a % b
-    return a
-
-
-def reduce(num, den):
-    """Return the fraction num/den as a reduced (num, den) pair (den > 0)."""
-    if den <= 0:
-        raise ValueError("denominator")
-    g = gcd(num if num >= 0 else -num, den)
-    return (num // g, den // g) if g else (0, 1)
-
-
-def fraction_str(frac):
-    """Return 'num/den' for a (num, den) pair."""
-    return "%d/%d" % (frac[0], frac[1])
+# ---- counting ------------------------------------------------------------------------------
 
 
 def binomial(n, k):

@@ -1,0 +1,88 @@
+"""The co-op modes read their settings by position (Settings.at with private indexes beside the
+compact spec text, so folding builds no key strings). This pins every index to its key: each
+setting gets a value its neighbours do not have, and the accessor that reads it must return
+that key's value, so a spec line moved or inserted without its index fails here.
+Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py)."""
+
+from dicepod.rules import orks, tyranid
+from dicepod.settings import Settings
+
+
+def _named(names, name):
+    """The position of name (lower case) in a tuple of names."""
+    for i in range(len(names)):
+        if names[i].lower() == name:
+            return i
+    raise AssertionError("no %s" % name)
+
+
+def _distinct(specs):
+    """Settings where each spec holds low + (position mod its range): neighbours differ."""
+    settings = Settings(specs)
+    i = 0
+    for spec in specs:
+        span = spec[3] - spec[2] + 1
+        settings.set(spec[0], spec[2] + i % span)
+        i += 1
+    return settings
+
+
+def test_tyranid_every_setting_read_by_its_own_key():
+    settings = _distinct(tyranid.SETTINGS)
+    game = tyranid.Game(settings)
+    checked = 0
+    for spec in tyranid.SETTINGS:
+        key = spec[0]
+        name = key.split(".")[1]
+        want = settings.get(key)
+        if name.startswith("actions_"):
+            m = _named(tyranid.MARINES, name[8:])
+            assert game.actions(m) == want, key
+        elif name.startswith("wounded_"):
+            m = _named(tyranid.MARINES, name[8:])
+            game.status[m] = tyranid.WOUNDED
+            assert game.actions(m) == want, key
+            game.status[m] = tyranid.HEALTHY
+        elif name.startswith("res_"):
+            kind = _named(tyranid.KINDS, name[4:])
+            assert game.resilience(kind) == want, key
+        elif name == "prime_damage" or name == "adrenal_glands":
+            total = settings.get("tyranid.prime_damage") + settings.get("tyranid.adrenal_glands")
+            assert game.prime_wounds() == total, key
+        elif name == "briefing_counted" or name == "advanced":
+            game.apply(("start", (1, 0, 0, 1, 2, 3)))
+            printed = 24 + settings.get("tyranid.advanced")
+            assert game.infestation_total == printed - settings.get("tyranid.briefing_counted")
+            game = tyranid.Game(settings)
+        else:
+            raise AssertionError("setting %s not pinned" % key)
+        checked += 1
+    assert checked == len(tyranid.SETTINGS)
+
+
+def test_orks_every_setting_read_by_its_own_key():
+    settings = _distinct(orks.SETTINGS)
+    game = orks.Game(settings)
+    short = ("boy", "nob", "meganob", "burna", "kommando", "mek", "bigmek", "painboy")
+    short += ("weirdboy", "warboss")
+    checked = 0
+    for spec in orks.SETTINGS:
+        key = spec[0]
+        group, _, what = key.split(".")[1].partition("_")
+        want = settings.get(key)
+        if group == "command":
+            t = _named(orks.TERMINATORS, what)
+            assert game.command(t) == want, key
+        elif group == "tough":
+            assert game.toughness(short.index(what)) == want, key
+        elif group == "damage":
+            assert game.ork_damage(short.index(what)) == want, key
+        else:
+            difficulty = _named(orks.DIFFICULTIES, group)
+            if what == "wave":
+                game.difficulty = difficulty
+                assert game.per_wave() == want, key
+            else:
+                assert game.horde(difficulty, short.index(what)) == want, key
+        checked += 1
+    assert checked == len(orks.SETTINGS)
