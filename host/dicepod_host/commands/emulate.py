@@ -1,4 +1,4 @@
-"""`dicepod emulate [--script FILE | --monkey N --seed S]`: a virtual dicepod on a pty.
+"""`dicepod emulate [--pico] [--script FILE | --monkey N --seed S]`: a virtual dicepod on a pty.
 
 Runs the real firmware (dicepod.board.make on the fake machine, the real App) under the real
 MicroPython unix port, with the device's USB serial on a pseudo-terminal. The first line printed
@@ -6,13 +6,24 @@ is `port: /dev/pts/N`: give it to `dicepod log --port` (or any serial terminal).
 a button script or random presses, then stays on (--linger) so the PC can read and back-fill;
 its journal lives in --flash DIR (a temporary directory by default), so a second run with the
 same DIR is the same device after a power cycle. Ctrl-C stops it.
+
+`--pico` runs the real Pico instead (slower, exact): MicroPython v1.28.0's RPI_PICO firmware on
+an emulated RP2040 (host/dicepod_host/pico), the firmware deployed on its flash as `dicepod
+deploy` installs it, buttons pressed at the pins, emulated time held to the wall clock so
+`dicepod log`, mpremote and `dicepod deploy` can use the port. --flash is then the 2 MiB flash
+image FILE (made when absent, kept). A traceback printed at boot reaches this terminal.
+
+Killing it (Ctrl-C, TERM, HUP, even KILL) stops the device with it: its child gets SIGKILL when
+this process dies, as a Pico loses power with its cable.
 """
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import tty
 from pathlib import Path
 
@@ -31,6 +42,17 @@ DEFAULT_HEAP = "512k"
 
 def add_arguments(parser):
     """Arguments of `dicepod emulate`."""
+    parser.add_argument(
+        "--pico",
+        action="store_true",
+        help="the real Pico firmware on an emulated RP2040 (slower; --flash is then an image FILE)",
+    )
+    parser.add_argument(
+        "--display",
+        choices=("ssd1306", "sh1106"),
+        default="ssd1306",
+        help="--pico: the display controller on the emulated board (default ssd1306)",
+    )
     play = parser.add_mutually_exclusive_group()
     play.add_argument("--script", metavar="FILE", help="button script (UP, DOWN, OK, BACK, ...)")
     play.add_argument("--monkey", type=int, metavar="N", help="N random button presses")
@@ -45,7 +67,11 @@ def add_arguments(parser):
     parser.add_argument(
         "--pace", type=int, default=0, metavar="MS", help="real pause after each press"
     )
-    parser.add_argument("--flash", metavar="DIR", help="the device's flash directory (kept)")
+    parser.add_argument(
+        "--flash",
+        metavar="DIR|FILE",
+        help="the device's flash directory (kept); with --pico its flash image file",
+    )
     parser.add_argument("--heap", default=DEFAULT_HEAP, help="MicroPython heap (default 512k)")
 
 
@@ -88,10 +114,142 @@ def _check_script(text, name):
         raise UserError("bad script %s: %s" % (name, err)) from err
 
 
+def _die_with_parent():
+    """In a child, before exec: SIGKILL when this process dies (even by SIGKILL)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class _Stop(Exception):
+    """TERM or HUP: leave through the finally blocks (the child is stopped there)."""
+
+
+def _on_signal(signum, _frame):
+    raise _Stop(signum)
+
+
+def _steps(args):
+    """The presses to play: [(kind, arg)] as the unix-port emulator's script format."""
+    from dicepod_host.fakeboard.emulate_main import monkey_steps, parse_script
+
+    if args.monkey is not None and args.monkey < 0:
+        raise UserError("--monkey needs a count of 0 or more")
+    if args.pace < 0:
+        raise UserError("--pace must be 0 or more")
+    if args.script:
+        script = Path(args.script)
+        if not script.is_file():
+            raise UserError("no such script: %s" % args.script)
+        try:
+            text = script.read_text()
+        except (OSError, UnicodeDecodeError) as err:
+            raise UserError("cannot read script %s: %s" % (args.script, err)) from err
+        try:
+            return parse_script(text)
+        except ValueError as err:
+            raise UserError("bad script %s: %s" % (args.script, err)) from err
+    return monkey_steps(0 if args.monkey is None else args.monkey, args.seed)
+
+
 def run(args):
     """Start the virtual device; return its exit code."""
     if not (FIRMWARE / "dicepod" / "app.py").exists():
         raise UserError("the device app (firmware/dicepod/app.py) is not available")
+    old = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return _run_pico(args) if args.pico else _run_unix(args)
+    except (_Stop, KeyboardInterrupt):
+        return 0
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+# --- the real Pico firmware on an emulated RP2040 ----------------------------------------------
+
+PRESS_MS = 60  # as the unix-port emulator: a short press held 60 ms,
+LONG_MS = 700  # a long press 700 ms (past the 600 ms long-press time),
+GAP_MS = 80  # released 80 ms between presses
+BOOT_MS = 10_000  # emulated ms the firmware gets to show its first frame
+
+
+def _run_pico(args):
+    from dicepod_host import pico as pico_module
+    from dicepod_host.fakeboard.emulate_main import NAMES
+
+    steps = _steps(args)
+    flash = args.flash
+    if flash:
+        if os.path.isdir(flash):
+            raise UserError("--flash %s is a directory: with --pico it names an image file" % flash)
+        parent = os.path.dirname(os.path.abspath(flash))
+        if not os.path.isdir(parent):
+            raise UserError("cannot use --flash %s: no folder %s" % (flash, parent))
+        if os.path.exists(flash) and os.path.getsize(flash) != pico_module.FLASH_SIZE:
+            raise UserError(
+                "--flash %s is not a 2 MiB flash image (%d bytes)" % (flash, os.path.getsize(flash))
+            )
+    pico_module.find_rp2(required=True)
+    print("preparing the flash (firmware compiled as dicepod deploy installs it)", file=sys.stderr)
+    with pico_module.Pico(flash=flash, display=args.display) as board:
+        print("port: %s" % board.usb_port, flush=True)
+        try:
+            board.run_until_frame(max_ms=BOOT_MS)
+        except TimeoutError:
+            # Nothing on the display: show what the firmware printed (a boot traceback waits
+            # in TinyUSB's buffer until the PC sends a byte).
+            board.usb_write(b"\r")
+            board.go(realtime=False)
+            text = board.usb_read(2.0).decode(errors="replace")
+            board.halt()
+            sys.stderr.write(text.replace("\r\n", "\n"))
+            raise UserError(
+                "the firmware showed nothing within %d ms of emulated time (its output is above)"
+                % BOOT_MS
+            ) from None
+        board.go(realtime=True)
+        at_ns = board.status()["t"]
+        presses = 0
+        for kind, arg in steps:
+            if kind == "wait":
+                at_ns += arg * 1_000_000
+                continue
+            index, long = arg
+            down, up = board.press(
+                NAMES[index], hold_ms=LONG_MS if long else PRESS_MS, at_ms=at_ns / 1e6
+            )
+            at_ns = up + GAP_MS * 1_000_000
+            presses += 1
+            while board.status()["t"] < at_ns:
+                time.sleep(0.05)
+            if args.pace:
+                time.sleep(args.pace / 1000)
+                at_ns = max(at_ns, board.status()["t"])
+        print(
+            "emulate: %d presses done (Pico, %.1f s emulated)" % (presses, board.now_ms / 1e3),
+            file=sys.stderr,
+        )
+        linger = args.linger
+        end = None if linger < 0 else time.monotonic() + linger
+        try:
+            while end is None or time.monotonic() < end:
+                time.sleep(0.2)
+                if board.proc.poll() is not None:
+                    raise UserError("the emulated Pico stopped (exit code %s)" % board.proc.poll())
+        except KeyboardInterrupt:
+            pass
+        board.halt()
+    return 0
+
+
+# --- the firmware under the MicroPython unix port -------------------------------------------------
+
+
+def _run_unix(args):
     mp = micropython_bin()
     cmd = _command(args, mp)
     flash = args.flash
@@ -115,7 +273,14 @@ def run(args):
     try:
         # The device's stdin/stdout are the pty's master side: its USB serial. This process
         # keeps the slave open, so the port stays put while a logger closes and reopens it.
-        child = subprocess.Popen(cmd, stdin=master, stdout=master, env=env, cwd=str(flash))
+        child = subprocess.Popen(
+            cmd,
+            stdin=master,
+            stdout=master,
+            env=env,
+            cwd=str(flash),
+            preexec_fn=_die_with_parent,
+        )
         os.close(master)
         master = None
         print("port: %s" % os.ttyname(slave), flush=True)

