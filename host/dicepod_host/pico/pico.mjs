@@ -290,7 +290,9 @@ export class RoscPeripheral extends BasePeripheral {
   constructor(rp2040, name, seed) {
     super(rp2040, name);
     this.state = (seed >>> 0) || 0x2545f491;
-    this.regs = new Map([[0x18, 0x80000000]]); // STATUS: STABLE
+    // Unwritten registers read as rp2040js's unimplemented ROSC did (all ones: enabled,
+    // stable), which the SDK's pico_rand accepts.
+    this.regs = new Map();
   }
 
   readUint32(offset) {
@@ -302,7 +304,7 @@ export class RoscPeripheral extends BasePeripheral {
       this.state = x >>> 0;
       return this.state & 1;
     }
-    return this.regs.get(offset) || 0;
+    return this.regs.has(offset) ? this.regs.get(offset) : 0xffffffff;
   }
 
   writeUint32(offset, value) {
@@ -449,7 +451,7 @@ export class I2cTarget {
   bitNanos() {
     const i2c = this.i2c;
     const periods = (i2c.sclHighPeriod || 6) + (i2c.sclLowPeriod || 13);
-    return (periods * 1e9) / (this.mcu.clkPeri || 125e6);
+    return (periods * 1e9) / (this.mcu.clkSys || 125e6); // the I2C block runs on clk_sys
   }
 
   _later(bits, f) {
