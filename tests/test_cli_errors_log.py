@@ -87,19 +87,6 @@ def test_log_bad_database(files, name):
     _one_line_error(_run("log", "--port", "/dev/null", "--db", str(files[name])))
 
 
-def test_log_locked_database(files, tmp_path):
-    path = tmp_path / "locked.db"
-    Store(path).close()
-    holder = sqlite3.connect(path)
-    holder.execute("BEGIN IMMEDIATE")
-    try:
-        out = _run("log", "--port", "/dev/null", "--db", str(path))
-    finally:
-        holder.rollback()
-        holder.close()
-    _one_line_error(out, "locked")
-
-
 @pytest.mark.parametrize(
     "name,word",
     [

@@ -14,3 +14,7 @@ class UsageError(UserError):
 
     def __init__(self, message):
         super().__init__(message, 2)
+
+
+class LockedError(UserError):
+    """The database is locked by another program past the busy timeout (the logger waits)."""

@@ -1,21 +1,34 @@
 """`dicepod log`'s engine: serial bytes in, events stored exactly once, gaps back-filled.
 
-Shell (serial port, SQLite, clock). Two layers, so the faults can be tested without a port:
-- Ingest: bytes -> lines -> dicepod.protocol.parse -> Store. Splits on newlines, bounds a line's
-  length, skips and counts anything malformed, torn or oversize, stores each (device, seq) once,
-  tracks per device the contiguous prefix it holds, and queues the commands to send back
-  (hello and time on connect, `since N` when there is a gap, ping now and then).
-- run(): opens the port (pyserial URL or path, or `auto`: the first USB device with the Pico's
-  vendor id), moves bytes both ways, commits in batches, and after an unplug (a read or write
-  error) reopens the port with back-off and asks the device for what it missed.
+Shell (serial ports, SQLite, clock). Two layers, so the faults can be tested without a port:
+- Ingest (one per port): bytes -> lines -> dicepod_host.records.parse_line -> Store. Splits on
+  newlines, bounds a line's length, skips and counts anything malformed, torn, oversize or out of
+  bounds, stores each (device, seq) once, tracks per device the contiguous prefix it holds, and
+  queues the commands to send back (hello and time on connect, `since N` when there is a gap,
+  ping now and then).
+- Logger: every port at once. Its specs are paths or pyserial URLs (opened at the start, and
+  reopened with back-off after an unplug), `auto` (every USB serial port with the Pico's vendor
+  id) or a glob pattern (`/tmp/pods/*`): those are scanned again every SCAN_EVERY seconds, so a
+  device plugged in later is logged too, and one unplugged is dropped until it is back. One loop
+  waits on all ports (select), moves bytes both ways, and flushes the store in short write
+  transactions (several loggers share a database: a flush that finds it locked is retried at
+  the next one, never an exit).
 """
 
+from __future__ import annotations
+
+import glob
 import os
+import select
 import signal
 import time
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from dicepod import protocol
+from dicepod_host import records
 from dicepod_host.errors import UserError
+from dicepod_host.store import Store
 
 PICO_VID = 0x2E8A
 # A back-fill request is repeated when its end line has not come within this many seconds.
@@ -27,16 +40,22 @@ COMMIT_EVERY = 0.25
 COMMIT_EVENTS = 5000
 # Reopen back-off after an unplug: first wait, factor, longest wait (seconds).
 BACKOFF = (0.1, 2.0, 2.0)
+_COUNTS = ("lines", "new", "duplicate", "conflict", "malformed", "oversize", "device_errors",
+           "reconnects")  # fmt: skip
+# Seconds between scans for new ports (auto and glob specs).
+SCAN_EVERY = 1.0
+# Longest wait for a port to become readable in one loop pass (seconds).
+POLL = 0.05
 
 
 class _Device:
     """What the logger knows about one device's journal."""
 
-    def __init__(self, have, above):
+    def __init__(self, have: int, above: list[int]) -> None:
         self.have = have  # events 1..have are stored
         self.above = set(above)  # stored seqs above have (a gap lies below them)
         self.top = have  # highest seq the device has told us of
-        self.fill_at = None  # monotonic time of the open `since` request, or None
+        self.fill_at: float | None = None  # monotonic time of the open `since` request, or None
         self.fill_have = -1  # `have` when the last `since` was sent
         self.missing = 0  # events the device could not send (its journal lacks them)
 
@@ -44,32 +63,28 @@ class _Device:
 class Ingest:
     """Protocol bytes in, events into the store, commands out (see the module docstring)."""
 
-    def __init__(self, store, clock=time.monotonic, on_event=None):
+    def __init__(
+        self,
+        store: Store,
+        clock: Callable[[], float] = time.monotonic,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.on_event = on_event  # called with each newly stored event dict
         self.buf = bytearray()
         self.skipping = False  # inside an oversize line: drop bytes up to the next newline
-        self.devices = {}
-        self.device = None  # the device on the port (from hello or its first event)
-        self.outbox = []  # command lines to send
-        self.last_ping = None
+        self.devices: dict[str, _Device] = {}
+        self.device: str | None = None  # the device on the port (from hello or its first event)
+        self.outbox: list[bytes] = []  # command lines to send
+        self.last_ping: float | None = None
         self.pending = 0  # events stored since the last commit
         self.last_event = clock()  # when the last event line arrived (for idle_exit)
-        self.counts = {
-            "lines": 0,
-            "new": 0,
-            "duplicate": 0,
-            "conflict": 0,
-            "malformed": 0,
-            "oversize": 0,
-            "device_errors": 0,
-            "reconnects": 0,
-        }
+        self.counts = dict.fromkeys(_COUNTS, 0)
 
     # --- connection -----------------------------------------------------------------------------
 
-    def connected(self):
+    def connected(self) -> None:
         """A (re)opened port: forget any half line, ask who is there, give it the time."""
         self.buf = bytearray()
         self.skipping = False
@@ -81,18 +96,18 @@ class Ingest:
             state.fill_at = None
             state.missing = 0
 
-    def take_outbox(self):
+    def take_outbox(self) -> list[bytes]:
         """Return and clear the command lines to send."""
         out, self.outbox = self.outbox, []
         return out
 
-    def rejects(self):
+    def rejects(self) -> int:
         """Return the number of lines skipped as malformed, torn or oversize."""
         return self.counts["malformed"] + self.counts["oversize"]
 
     # --- bytes and lines ------------------------------------------------------------------------
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> None:
         """Take bytes from the port."""
         buf = self.buf
         buf.extend(data)
@@ -124,7 +139,7 @@ class Ingest:
             self.counts["oversize"] += 1
             return
         try:
-            obj = protocol.parse(line)
+            obj = records.parse_line(line)
         except ValueError:
             self.counts["malformed"] += 1
             return
@@ -158,9 +173,10 @@ class Ingest:
         if self.device is None:
             self.device = device
         state = self._state(device)
-        result = self.store.add_event(obj)
-        self.counts[result] += 1
         seq = obj["seq"]
+        fresh = seq > state.have and seq not in state.above
+        result = self.store.add_event(obj, fresh=fresh)
+        self.counts[result] += 1
         if seq > state.top:
             state.top = seq
         if result == "new":
@@ -208,7 +224,7 @@ class Ingest:
         state.missing = 0
         self.outbox.append(protocol.command("since", state.have))
 
-    def tick(self):
+    def tick(self) -> None:
         """Periodic work: ping, and repeat a back-fill request that got no end line."""
         now = self.clock()
         if self.last_ping is None or now - self.last_ping >= PING_EVERY:
@@ -222,20 +238,47 @@ class Ingest:
                     self._want_fill(self.device, state)
 
 
-# --- the port ------------------------------------------------------------------------------------
+# --- the ports -----------------------------------------------------------------------------------
 
 
-def find_port():
-    """Return the device path of the first USB serial port with the Pico's vendor id."""
+class View(Protocol):
+    """What the logger tells a live view."""
+
+    def event(self, obj: dict[str, Any]) -> None:
+        """A newly stored event."""
+
+    def update(self, ingest: Any) -> None:
+        """Now and then: redraw from the counters (ingest: the Logger)."""
+
+
+def pico_ports() -> list[str]:
+    """Return the device paths of the USB serial ports with the Pico's vendor id, sorted."""
     from serial.tools import list_ports
 
-    ports = [p for p in list_ports.comports() if p.vid == PICO_VID]
+    return sorted(p.device for p in list_ports.comports() if p.vid == PICO_VID)
+
+
+def find_port() -> str:
+    """Return the device path of the first USB serial port with the Pico's vendor id."""
+    ports = pico_ports()
     if not ports:
         raise UserError("no dicepod found (no USB serial port with vendor id 2E8A); use --port")
-    return sorted(p.device for p in ports)[0]
+    return ports[0]
 
 
-def open_port(spec, timeout=0.05):
+def is_scan(spec: str) -> bool:
+    """True for a spec that names ports to look for again and again (auto or a glob)."""
+    return spec == "auto" or ("://" not in spec and any(c in spec for c in "*?["))
+
+
+def scan(spec: str) -> list[str]:
+    """Return the ports an auto or glob spec names now."""
+    if spec == "auto":
+        return pico_ports()
+    return sorted(p for p in glob.glob(spec) if not os.path.isdir(p))
+
+
+def open_port(spec: str, timeout: float = POLL) -> Any:
     """Open a port by path or pyserial URL; raise UserError when it cannot be opened."""
     import serial
 
@@ -251,89 +294,290 @@ class Unplugged(Exception):
     """The port went away (or the user asked for a simulated unplug)."""
 
 
-def run(spec, store, view=None, clock=time.monotonic, sleep=time.sleep, idle_exit=None):
-    """Log from the port until Ctrl-C (or idle_exit seconds without events); return the Ingest.
+class Port:
+    """One port the logger reads: its name, the open handle (or None), its Ingest."""
 
-    spec: "auto", a device path or a pyserial URL. view: object with update(ingest) and
-    event(obj) (the live view), or None. SIGUSR1 simulates an unplug (close and reopen);
-    SIGTERM ends the run like Ctrl-C (everything received is committed).
-    """
-    import serial
+    def __init__(self, name: str, ingest: Ingest, scanned: bool) -> None:
+        self.name = name
+        self.ingest = ingest
+        self.scanned = scanned  # found by a scan: dropped when it goes away, found again later
+        self.handle: Any = None
+        self.wait = BACKOFF[0]  # next reopen back-off
+        self.delay = 0.0  # the back-off being waited out
+        self.retry_at = 0.0  # monotonic time of the next reopen attempt
 
-    ingest = Ingest(store, clock=clock, on_event=view.event if view else None)
-    unplug = []
 
-    def _on_usr1(_signum, _frame):
-        unplug.append(1)
+class Logger:
+    """Every port of the specs into one store, until Ctrl-C (or idle_exit seconds without an
+    event). SIGUSR1 simulates an unplug of every port (close and reopen); SIGTERM ends the run
+    like Ctrl-C (everything received is written)."""
 
-    def _on_term(_signum, _frame):
-        raise KeyboardInterrupt  # SIGTERM stops the logger like Ctrl-C: commit, then exit
+    def __init__(
+        self,
+        specs: str | list[str],
+        store: Store,
+        view: View | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        idle_exit: float | None = None,
+    ) -> None:
+        self.specs = [specs] if isinstance(specs, str) else list(specs)
+        self.store = store
+        self.view = view
+        self.clock = clock
+        self.sleep = sleep
+        self.idle_exit = idle_exit
+        self.ports: dict[str, Port] = {}
+        self.reconnects = 0
+        self.busy = 0  # flushes that found the database locked (retried)
+        self.last_commit = clock()
+        self.last_scan: float | None = None
+        self.started = clock()
+        self.unplug: list[int] = []
 
-    old_handlers = {}
-    for name, handler in (("SIGUSR1", _on_usr1), ("SIGTERM", _on_term)):
-        if hasattr(signal, name):
-            try:
-                old_handlers[name] = signal.signal(getattr(signal, name), handler)
-            except ValueError:  # not the main thread: no signals here
-                pass
-    first = True
-    wait = BACKOFF[0]
-    last_commit = clock()
-    port = None
-    try:
-        while True:
-            try:
-                port = open_port(find_port() if spec == "auto" else spec)
-            except UserError:
-                if first:
-                    raise
-                sleep(wait)
-                wait = min(wait * BACKOFF[1], BACKOFF[2])
+    # --- what the views and the summary read ----------------------------------------------
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """The counters of every port's Ingest, added up (plus reconnects and busy flushes)."""
+        total = dict.fromkeys(_COUNTS, 0)
+        for port in self.ports.values():
+            for key, value in port.ingest.counts.items():
+                total[key] = total.get(key, 0) + value
+        total.setdefault("new", 0)
+        total["reconnects"] = self.reconnects
+        total["busy"] = self.busy
+        return total
+
+    def rejects(self) -> int:
+        """Lines skipped as malformed, torn, oversize or out of bounds, on every port."""
+        return sum(port.ingest.rejects() for port in self.ports.values())
+
+    @property
+    def device(self) -> str | None:
+        """The devices on the open ports (comma-separated), or None."""
+        names = sorted({p.ingest.device for p in self.ports.values() if p.ingest.device})
+        return ", ".join(names) if names else None
+
+    @property
+    def last_event(self) -> float:
+        """When the last event line arrived on any port (the start when none did)."""
+        return max([self.started] + [p.ingest.last_event for p in self.ports.values()])
+
+    # --- the steps ------------------------------------------------------------------------
+
+    def run(self) -> Logger:
+        """Log until Ctrl-C, SIGTERM or idle_exit; return self (the counters)."""
+        old = self._install_signals()
+        try:
+            self.open_first()
+            while not self.idle():
+                self.scan_for_ports()
+                self.reopen_due()
+                self.pump(self.readable())
+                self.commit_if_due()
+                if self.view:
+                    self.view.update(self)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.finish()
+            for name, handler in old.items():
+                signal.signal(getattr(signal, name), handler)
+        return self
+
+    def _install_signals(self) -> dict[str, Any]:
+        def _on_usr1(_signum: int, _frame: Any) -> None:
+            self.unplug.append(1)
+
+        def _on_term(_signum: int, _frame: Any) -> None:
+            raise KeyboardInterrupt  # SIGTERM stops the logger like Ctrl-C: write, then exit
+
+        old: dict[str, Any] = {}
+        for name, handler in (("SIGUSR1", _on_usr1), ("SIGTERM", _on_term)):
+            if hasattr(signal, name):
+                try:
+                    old[name] = signal.signal(getattr(signal, name), handler)
+                except ValueError:  # not the main thread: no signals here
+                    pass
+        return old
+
+    def _port(self, name: str, scanned: bool) -> Port:
+        port = self.ports.get(name)
+        if port is None:
+            on_event = self.view.event if self.view else None
+            ingest = Ingest(self.store, clock=self.clock, on_event=on_event)
+            port = self.ports[name] = Port(name, ingest, scanned)
+        return port
+
+    def open_first(self) -> None:
+        """Open every fixed port (a failure is an error) and what the scans find (none found
+        at all is an error too: nothing to log)."""
+        for spec in self.specs:
+            if is_scan(spec):
                 continue
-            first = False
-            wait = BACKOFF[0]
-            ingest.connected()
+            self.connect(self._port(spec, scanned=False), first=True)
+        self.scan_for_ports()
+        if not self.ports:
+            if "auto" in self.specs:
+                find_port()  # raises the one-line "no dicepod found"
+            raise UserError("no port matches %s" % " ".join(self.specs))
+
+    def connect(self, port: Port, first: bool = False) -> bool:
+        """Open a port; True when it is open (False: retried after its back-off)."""
+        try:
+            port.handle = open_port(port.name)
+        except UserError:
+            if first:
+                raise
+            self._back_off(port)
+            port.wait = min(port.wait * BACKOFF[1], BACKOFF[2])
+            return False
+        port.wait = BACKOFF[0]
+        port.ingest.connected()
+        return True
+
+    def _back_off(self, port: Port) -> None:
+        port.delay = port.wait
+        port.retry_at = self.clock() + port.delay
+
+    def scan_for_ports(self) -> None:
+        """Every SCAN_EVERY seconds: open the ports the auto and glob specs name now."""
+        now = self.clock()
+        if self.last_scan is not None and now - self.last_scan < SCAN_EVERY:
+            return
+        self.last_scan = now
+        for spec in self.specs:
+            if not is_scan(spec):
+                continue
+            for name in scan(spec):
+                port = self.ports.get(name)
+                if port is None or (port.handle is None and port.scanned):
+                    self.connect(self._port(name, scanned=True))
+
+    def reopen_due(self) -> None:
+        """Reopen the fixed ports whose back-off has passed. With no port open and nothing to
+        scan for there is nothing else to do: sleep out the back-off first."""
+        closed = [p for p in self.ports.values() if p.handle is None and not p.scanned]
+        if not closed:
+            return
+        if not any(p.handle is not None for p in self.ports.values()) and not any(
+            is_scan(s) for s in self.specs
+        ):
+            self.sleep(min(p.delay for p in closed))
+            for port in closed:
+                self.connect(port)
+            return
+        now = self.clock()
+        for port in closed:
+            if now >= port.retry_at:
+                self.connect(port)
+
+    def readable(self) -> list[Port]:
+        """Wait up to POLL seconds for input; return the open ports to read."""
+        open_ports = [p for p in self.ports.values() if p.handle is not None]
+        if not open_ports:
+            if any(is_scan(s) for s in self.specs):
+                self.sleep(POLL)  # (with fixed ports only, reopen_due sleeps the back-off)
+            return []
+        try:
+            fds = {p.handle.fileno(): p for p in open_ports}
+        except (AttributeError, OSError, ValueError):
+            return open_ports  # a URL or a test port without a descriptor: read with timeouts
+        if any(p.ingest.outbox for p in open_ports) or any(
+            getattr(p.handle, "in_waiting", 0) for p in open_ports
+        ):
+            return open_ports
+        try:
+            ready, _w, _x = select.select(list(fds), [], [], POLL)
+        except (OSError, ValueError):
+            return open_ports  # a descriptor went away: the read names the port
+        return [fds[fd] for fd in ready] or open_ports[:0]
+
+    def pump(self, ports: list[Port]) -> None:
+        """Move bytes both ways on each port; an unplug closes it (reopened later)."""
+        import serial
+
+        if self.unplug:
+            del self.unplug[:]
+            for port in self.ports.values():
+                if port.handle is not None:
+                    self.unplugged(port)
+            return
+        for port in ports:
             try:
-                while True:
-                    if unplug:
-                        del unplug[:]
-                        raise Unplugged("simulated unplug")
-                    for line in ingest.take_outbox():
-                        port.write(line)
-                    data = port.read(max(1, port.in_waiting))
-                    now = clock()
-                    if data:
-                        ingest.feed(data)
-                    elif idle_exit is not None and now - ingest.last_event >= idle_exit:
-                        return ingest
-                    ingest.tick()
-                    if ingest.pending and (
-                        ingest.pending >= COMMIT_EVENTS or now - last_commit >= COMMIT_EVERY
-                    ):
-                        store.commit()
-                        ingest.pending = 0
-                        last_commit = now
-                    if view:
-                        view.update(ingest)
+                self.exchange(port)
             except (serial.SerialException, OSError, Unplugged):
-                ingest.counts["reconnects"] += 1
-                store.commit()
-                ingest.pending = 0
-                _close(port)
-                port = None
-                if view:
-                    view.update(ingest)
-                sleep(wait)
-    except KeyboardInterrupt:
-        return ingest
-    finally:
-        store.commit()
-        _close(port)
-        for name, handler in old_handlers.items():
-            signal.signal(getattr(signal, name), handler)
+                self.unplugged(port)
+        for port in self.ports.values():
+            if port.handle is not None:
+                port.ingest.tick()
+
+    def exchange(self, port: Port) -> None:
+        """Write the port's queued commands; read and feed what it has."""
+        handle = port.handle
+        for line in port.ingest.take_outbox():
+            handle.write(line)
+        data = handle.read(max(1, handle.in_waiting))
+        if data:
+            port.ingest.feed(data)
+
+    def unplugged(self, port: Port) -> None:
+        """A port went away: write what it sent, close it, reopen after the back-off."""
+        self.reconnects += 1
+        self.flush()
+        _close(port.handle)
+        port.handle = None
+        self._back_off(port)
+        if self.view:
+            self.view.update(self)
+
+    def flush(self) -> None:
+        """Write the queued events in one short transaction; a locked database waits."""
+        if self.store.flush():
+            self.last_commit = self.clock()
+            for port in self.ports.values():
+                port.ingest.pending = 0
+        else:
+            self.busy += 1
+
+    def commit_if_due(self) -> None:
+        """Flush every COMMIT_EVERY seconds or COMMIT_EVENTS events."""
+        pending = self.store.pending()
+        if pending and (
+            pending >= COMMIT_EVENTS or self.clock() - self.last_commit >= COMMIT_EVERY
+        ):
+            self.flush()
+
+    def idle(self) -> bool:
+        """True when idle_exit seconds have passed without an event line."""
+        return self.idle_exit is not None and self.clock() - self.last_event >= self.idle_exit
+
+    def finish(self) -> None:
+        """Write everything (waiting out a lock, a few seconds at most) and close the ports."""
+        for _ in range(20):
+            if self.store.flush():
+                break
+            self.sleep(0.25)
+        for port in self.ports.values():
+            _close(port.handle)
+            port.handle = None
 
 
-def _close(port):
+def run(
+    spec: str | list[str],
+    store: Store,
+    view: View | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    idle_exit: float | None = None,
+) -> Logger:
+    """Log from the ports until Ctrl-C (or idle_exit seconds without events); return the
+    Logger (its counts). spec: one spec or a list (see the module docstring)."""
+    return Logger(spec, store, view, clock, sleep, idle_exit).run()
+
+
+def _close(port: Any) -> None:
     if port is not None:
         try:
             port.close()

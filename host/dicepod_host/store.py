@@ -1,179 +1,309 @@
-"""The PC log: SQLite with devices, games and events, unique on (device, seq).
+"""The PC log: SQLite with devices, games, events and player names, unique on (device, seq).
 
 Shell (file I/O). Every event a dicepod sends is stored exactly once however often it arrives
 (replays, reconnects, back-fills); a different event under a stored (device, seq) is a conflict
 and is counted, never stored over the first. Events keep every protocol field, so `dicepod
 verify` rechecks checksums and the hash chain from the database alone.
+
+Several programs share one database: it is in WAL mode (readers never block the writer), and a
+writer holds the write lock only for the moment of a flush: add_event() and touch_device() queue
+rows in memory and flush() writes them in one short transaction (`BEGIN IMMEDIATE` .. `COMMIT`).
+flush() returns False when another writer holds the lock past the busy timeout, keeping the rows
+for the next try: the logger never exits on "database is locked"; commit() raises UserError
+for the one-shot writers (`dicepod players`). Creating the schema is one transaction too, so a
+program killed while creating a database, or two creating it at once, leave a whole database.
+
+The schema lives in MIGRATIONS only: one step per version, applied in order in one transaction
+when a database is opened. To add a column, append a step with its `ALTER TABLE`.
 """
+
+from __future__ import annotations
 
 import json
 import sqlite3
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from dicepod import journal
-from dicepod_host.errors import UserError
+from dicepod_host.errors import LockedError, UserError
 
-SCHEMA_VERSION = 1
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS devices (
-    id TEXT PRIMARY KEY,
-    fw TEXT,
-    first_seen REAL NOT NULL,
-    last_seen REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS games (
-    device TEXT NOT NULL REFERENCES devices(id),
-    game INTEGER NOT NULL,
-    mode TEXT NOT NULL,
-    first_seq INTEGER NOT NULL,
-    started REAL,
-    PRIMARY KEY (device, game)
-);
-CREATE TABLE IF NOT EXISTS events (
-    device TEXT NOT NULL REFERENCES devices(id),
-    seq INTEGER NOT NULL,
-    game INTEGER NOT NULL,
-    ms INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    data TEXT NOT NULL,
-    prev TEXT NOT NULL,
-    crc TEXT NOT NULL,
-    v INTEGER NOT NULL,
-    received REAL NOT NULL,
-    PRIMARY KEY (device, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS events_game ON events (device, game, seq);
-"""
+# (version, statements): a database at version N gets the steps after N, in one transaction.
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (
+        1,
+        (
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE TABLE devices (id TEXT PRIMARY KEY, fw TEXT, first_seen REAL NOT NULL, "
+            "last_seen REAL NOT NULL)",
+            "CREATE TABLE games (device TEXT NOT NULL REFERENCES devices(id), "
+            "game INTEGER NOT NULL, mode TEXT NOT NULL, first_seq INTEGER NOT NULL, "
+            "started REAL, PRIMARY KEY (device, game))",
+            "CREATE TABLE events (device TEXT NOT NULL REFERENCES devices(id), "
+            "seq INTEGER NOT NULL, game INTEGER NOT NULL, ms INTEGER NOT NULL, "
+            "kind TEXT NOT NULL, data TEXT NOT NULL, prev TEXT NOT NULL, crc TEXT NOT NULL, "
+            "v INTEGER NOT NULL, received REAL NOT NULL, PRIMARY KEY (device, seq)) WITHOUT ROWID",
+            "CREATE INDEX events_game ON events (device, game, seq)",
+        ),
+    ),
+    (
+        2,
+        (
+            # Player names kept on the PC: game 0 holds a device's standing names (slot 0 = the
+            # first player), a game's own rows override them for that game.
+            "CREATE TABLE players (device TEXT NOT NULL, game INTEGER NOT NULL, "
+            "slot INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (device, game, slot))",
+        ),
+    ),
+)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+_EVENT_COLUMNS = "device, seq, game, ms, kind, data, prev, crc, v, received"
+# Longest player name and most players per device or game kept on the PC.
+MAX_PLAYER_NAME = 24
+MAX_PLAYERS = 8
 
 
-def _db_error(path, err):
+def _is_busy(err: Exception) -> bool:
     text = str(err)
-    if "locked" in text or "busy" in text:
-        return UserError("database %s is locked by another program" % path)
+    return "locked" in text or "busy" in text
+
+
+def db_error(path: str, err: Exception) -> UserError:
+    """The one mapping of SQLite's errors to a one-line UserError."""
+    text = str(err)
+    if _is_busy(err):
+        return LockedError("database %s is locked by another program" % path)
     if "not a database" in text or "malformed" in text or "corrupt" in text:
         return UserError("%s is not a dicepod database (or it is corrupt)" % path)
     return UserError("database %s: %s" % (path, text))
 
 
 class Store:
-    """One SQLite log file."""
+    """One SQLite log file (a context manager: `with Store(path) as store:` closes it)."""
 
-    def __init__(self, path, create=True, timeout=2.0):
+    def __init__(self, path: str | Path, create: bool = True, timeout: float = 2.0) -> None:
         self.path = str(path)
-        if not create and not Path(self.path).is_file():
+        p = Path(self.path)
+        if not create and not p.is_file():
+            if p.exists() and not p.is_dir():
+                raise UserError("%s is not a regular file, not a database" % self.path)
             raise UserError("no such database: %s" % self.path)
-        if create and Path(self.path).is_dir():
+        if p.is_dir():
             raise UserError("%s is a directory, not a database" % self.path)
+        if p.exists() and not p.is_file():
+            raise UserError("%s is not a regular file, not a database" % self.path)
+        self._events: list[tuple[Any, ...]] = []  # queued event rows (see the docstring)
+        self._keys: dict[tuple[str, int], str] = {}  # (device, seq) -> crc of a queued row
+        self._games: list[tuple[Any, ...]] = []
+        self._devices: dict[str, tuple[str | None, float]] = {}  # device -> (fw, last seen)
+        self._seen: dict[str, float] = {}  # device -> last_seen written (to touch rarely)
+        with self.errors():
+            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         try:
-            self.db = sqlite3.connect(self.path, timeout=timeout)
-            self._check_or_create(create)
-            if create:
-                # A writer finds out now, not at its first event, when another program holds
-                # the database's write lock.
-                self.db.execute("BEGIN IMMEDIATE")
-                self.db.rollback()
-        except sqlite3.DatabaseError as err:
-            raise _db_error(self.path, err) from err
-        self._seen = {}  # device -> last_seen written (to touch devices rarely)
+            with self.errors():
+                self._open(create)
+        except UserError:
+            self.db.close()
+            raise
 
-    def _check_or_create(self, create):
-        db = self.db
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    # --- opening --------------------------------------------------------------------------------
+
+    @contextmanager
+    def errors(self) -> Iterator[None]:
+        """Map SQLite's errors inside the block to one-line UserErrors."""
+        try:
+            yield
+        except sqlite3.DatabaseError as err:
+            raise db_error(self.path, err) from err
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _version(self) -> int | None:
+        """Return the schema version; None for an empty file; raise for a foreign one."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
         if "meta" in tables:
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None or row[0] != str(SCHEMA_VERSION):
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None or not str(row[0]).isdigit() or int(row[0]) > SCHEMA_VERSION:
                 raise UserError("%s: unsupported dicepod database schema" % self.path)
-            return
+            return int(row[0])
         if tables:
             raise UserError("%s is not a dicepod database" % self.path)
-        if not create:
+        return None
+
+    def _open(self, create: bool) -> None:
+        version = self._version()
+        if version == SCHEMA_VERSION:
+            return
+        if version is None and not create:
             raise UserError("%s is not a dicepod database (it is empty)" % self.path)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(_SCHEMA)
-        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        db.commit()
-
-    def close(self):
-        """Commit and close."""
+        if version is None:
+            # Before the transaction (SQLite cannot switch inside one); kept in the file.
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("BEGIN IMMEDIATE")
         try:
-            self.db.commit()
+            version = self._version() or 0  # another program may have created it meanwhile
+            for step, statements in MIGRATIONS:
+                if step > version:
+                    for sql in statements:
+                        self.db.execute(sql)
+            self.db.execute(
+                "INSERT INTO meta VALUES ('schema', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (str(SCHEMA_VERSION),),
+            )
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        """Write what is queued and close."""
+        try:
+            self.commit()
+        finally:
             self.db.close()
-        except sqlite3.DatabaseError as err:
-            raise _db_error(self.path, err) from err
-
-    def commit(self):
-        """Commit what has been added (the logger batches events between commits)."""
-        try:
-            self.db.commit()
-        except sqlite3.DatabaseError as err:
-            raise _db_error(self.path, err) from err
 
     # --- writing --------------------------------------------------------------------------------
 
-    def touch_device(self, device, fw=None, now=None):
-        """Record that device was seen (and its firmware version when known)."""
-        now = time.time() if now is None else now
-        try:
-            self.db.execute(
-                "INSERT INTO devices (id, fw, first_seen, last_seen) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT(id) DO UPDATE SET last_seen=excluded.last_seen, "
-                "fw=COALESCE(excluded.fw, devices.fw)",
-                (device, fw, now, now),
-            )
-        except sqlite3.DatabaseError as err:
-            raise _db_error(self.path, err) from err
-        self._seen[device] = now
+    def pending(self) -> int:
+        """Return the number of queued event rows."""
+        return len(self._events)
 
-    def add_event(self, obj, received=None):
-        """Store one parsed protocol event; return "new", "duplicate" or "conflict"."""
-        received = time.time() if received is None else received
-        device = obj["dev"]
-        kind, data = obj["event"]
-        data_json = json.dumps(list(data), separators=(",", ":"))
+    def flush(self) -> bool:
+        """Write the queued rows in one short transaction. Return False (rows kept) when another
+        program holds the write lock past the busy timeout; raise UserError for other errors."""
+        if not (self._events or self._games or self._devices):
+            return True
+        db = self.db
         try:
-            if device not in self._seen:
-                self.touch_device(device, now=received)
-            cur = self.db.execute(
-                "INSERT OR IGNORE INTO events "
-                "(device, seq, game, ms, kind, data, prev, crc, v, received) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    device,
-                    obj["seq"],
-                    obj["game"],
-                    obj["ms"],
-                    kind,
-                    data_json,
-                    obj["prev"],
-                    obj["crc"],
-                    obj["v"],
-                    received,
-                ),
-            )
-            if cur.rowcount == 0:
-                row = self.db.execute(
-                    "SELECT crc FROM events WHERE device=? AND seq=?", (device, obj["seq"])
-                ).fetchone()
-                return "duplicate" if row and row[0] == obj["crc"] else "conflict"
-            if kind == "new_game" and data:
-                self.db.execute(
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if self._devices:
+                    db.executemany(
+                        "INSERT INTO devices (id, fw, first_seen, last_seen) VALUES (?, ?, ?, ?) "
+                        "ON CONFLICT(id) DO UPDATE SET last_seen=excluded.last_seen, "
+                        "fw=COALESCE(excluded.fw, devices.fw)",
+                        [(d, fw, now, now) for d, (fw, now) in self._devices.items()],
+                    )
+                db.executemany(
+                    "INSERT OR IGNORE INTO events (%s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    % _EVENT_COLUMNS,
+                    self._events,
+                )
+                db.executemany(
                     "INSERT OR IGNORE INTO games (device, game, mode, first_seq, started) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (device, obj["game"], str(data[0]), obj["seq"], received),
+                    self._games,
                 )
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as err:
+            if _is_busy(err):
+                return False
+            raise db_error(self.path, err) from err
         except sqlite3.DatabaseError as err:
-            raise _db_error(self.path, err) from err
+            raise db_error(self.path, err) from err
+        self._events.clear()
+        self._keys.clear()
+        self._games.clear()
+        self._devices.clear()
+        return True
+
+    def commit(self) -> None:
+        """Write what has been queued; raise UserError when the database stays locked."""
+        if not self.flush():
+            raise LockedError("database %s is locked by another program" % self.path)
+
+    def touch_device(self, device: str, fw: str | None = None, now: float | None = None) -> None:
+        """Record that device was seen (and its firmware version when known)."""
+        now = time.time() if now is None else now
+        old = self._devices.get(device)
+        self._devices[device] = (fw if fw is not None else (old[0] if old else None), now)
+        self._seen[device] = now
+
+    def add_event(
+        self, obj: dict[str, Any], received: float | None = None, fresh: bool = False
+    ) -> str:
+        """Queue one parsed protocol event; return "new", "duplicate" or "conflict".
+
+        fresh: the caller knows the database had no event under this (device, seq) when it
+        last looked (the logger tracks what it stored), so only the queue is checked."""
+        received = time.time() if received is None else received
+        device = obj["dev"]
+        seq = obj["seq"]
+        key = (device, seq)
+        crc = self._keys.get(key)
+        if crc is None and not fresh:
+            with self.errors():
+                row = self.db.execute(
+                    "SELECT crc FROM events WHERE device=? AND seq=?", key
+                ).fetchone()
+            crc = row[0] if row else None
+        if crc is not None:
+            return "duplicate" if crc == obj["crc"] else "conflict"
+        if device not in self._seen:
+            self.touch_device(device, now=received)
+        kind, data = obj["event"]
+        data_json = json.dumps(list(data), separators=(",", ":"))
+        self._keys[key] = obj["crc"]
+        self._events.append(
+            (device, seq, obj["game"], obj["ms"], kind, data_json, obj["prev"], obj["crc"],
+             obj["v"], received)
+        )  # fmt: skip
+        if kind == "new_game" and data:
+            self._games.append((device, obj["game"], str(data[0]), seq, received))
         return "new"
+
+    def set_players(self, device: str, names: Sequence[str], game: int = 0) -> None:
+        """Name the players of a device (game 0: its standing names) or of one of its games."""
+        names = list(names)
+        if len(names) > MAX_PLAYERS:
+            raise UserError("at most %d players" % MAX_PLAYERS)
+        for name in names:
+            if not name or len(name) > MAX_PLAYER_NAME or not name.isprintable():
+                raise UserError("a player's name is 1 to %d printable characters" % MAX_PLAYER_NAME)
+        with self.errors():
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("DELETE FROM players WHERE device=? AND game=?", (device, game))
+                self.db.executemany(
+                    "INSERT INTO players (device, game, slot, name) VALUES (?, ?, ?, ?)",
+                    [(device, game, slot, name) for slot, name in enumerate(names)],
+                )
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     # --- reading --------------------------------------------------------------------------------
 
-    def devices(self):
+    def players(self) -> dict[tuple[str, int], list[str]]:
+        """Return {(device, game): [names by slot]} (game 0: a device's standing names)."""
+        out: dict[tuple[str, int], list[str]] = {}
+        for device, game, _slot, name in self._query(
+            "SELECT device, game, slot, name FROM players ORDER BY device, game, slot"
+        ):
+            out.setdefault((str(device), game if isinstance(game, int) else 0), []).append(
+                str(name)
+            )
+        return out
+
+    def devices(self) -> list[str]:
         """Return the device ids, sorted."""
         return [r[0] for r in self._query("SELECT id FROM devices ORDER BY id")]
 
-    def games(self, device=None):
+    def games(self, device: str | None = None) -> list[tuple[Any, ...]]:
         """Return (device, game, mode, first_seq) rows, in order."""
         if device is None:
             sql = "SELECT device, game, mode, first_seq FROM games ORDER BY device, game"
@@ -181,7 +311,7 @@ class Store:
         sql = "SELECT device, game, mode, first_seq FROM games WHERE device=? ORDER BY game"
         return self._query(sql, (device,))
 
-    def contiguous_seq(self, device):
+    def contiguous_seq(self, device: str) -> int:
         """Return the highest S such that events 1..S of device are all stored (0 if none)."""
         row = self._query(
             "SELECT COUNT(*), MAX(seq) FROM events WHERE device=?", (device,), one=True
@@ -203,59 +333,76 @@ class Store:
         )
         return row[0] if row else 0
 
-    def seqs_above(self, device, seq):
+    def seqs_above(self, device: str, seq: int) -> list[int]:
         """Return the stored seqs of device above seq (ascending)."""
         sql = "SELECT seq FROM events WHERE device=? AND seq>? ORDER BY seq"
         return [r[0] for r in self._query(sql, (device, seq))]
 
-    def count(self, device=None):
+    def count(self, device: str | None = None) -> int:
         """Return the number of stored events (of one device, or all)."""
         if device is None:
             return self._query("SELECT COUNT(*) FROM events", one=True)[0]
         return self._query("SELECT COUNT(*) FROM events WHERE device=?", (device,), one=True)[0]
 
-    def events(self, device=None, received=False):
+    def changes(self) -> tuple[int, int]:
+        """Return (events stored, highest received time): a cheap "has anything changed"."""
+        row = self._query("SELECT COUNT(*), MAX(received) FROM events", one=True)
+        return int(row[0]), row[1] or 0
+
+    def events(self, device: str | None = None, received: bool = False) -> Iterator[dict[str, Any]]:
         """Iterate stored events as protocol dicts, by device then seq (with the PC's receive
-        time under "received" when asked)."""
+        time under "received" when asked). A row edited by hand into something no device sends
+        comes out as it is (data it cannot decode as ("<corrupt>",)): verify names it."""
+        self.flush()
         sql = (
             "SELECT v, device, seq, game, ms, kind, data, prev, crc, received FROM events "
             + ("WHERE device=? " if device is not None else "")
             + "ORDER BY device, seq"
         )
         args = (device,) if device is not None else ()
-        try:
+        with self.errors():
             cursor = self.db.execute(sql, args)
             for v, dev, seq, game, ms, kind, data, prev, crc, when in cursor:
-                try:
-                    values = tuple(json.loads(data))
-                except ValueError:
-                    values = ("<corrupt>",)
-                obj = {
-                    "v": v,
-                    "type": "event",
-                    "dev": dev,
-                    "seq": seq,
-                    "game": game,
-                    "ms": ms,
-                    "event": (kind, values),
-                    "prev": prev,
-                    "crc": crc,
-                }
-                if received:
-                    obj["received"] = when
-                yield obj
-        except sqlite3.DatabaseError as err:
-            raise _db_error(self.path, err) from err
+                yield _event_dict(v, dev, seq, game, ms, kind, data, prev, crc, when, received)
 
-    def _query(self, sql, args=(), one=False):
-        try:
+    def _query(self, sql: str, args: Sequence[Any] = (), one: bool = False) -> Any:
+        self.flush()
+        with self.errors():
             cur = self.db.execute(sql, args)
             return cur.fetchone() if one else cur.fetchall()
-        except sqlite3.DatabaseError as err:
-            raise _db_error(self.path, err) from err
 
 
-def head_of(obj):
+def _decode_data(data: Any) -> tuple[Any, ...]:
+    try:
+        values = json.loads(data) if isinstance(data, str) and len(data) <= 4096 else None
+    except (ValueError, RecursionError):
+        values = None
+    if not isinstance(values, list):
+        return ("<corrupt>",)
+    return tuple(values)
+
+
+def _event_dict(
+    v: Any, dev: Any, seq: Any, game: Any, ms: Any, kind: Any, data: Any, prev: Any, crc: Any,
+    when: Any, received: bool,
+) -> dict[str, Any]:  # fmt: skip
+    obj: dict[str, Any] = {
+        "v": v,
+        "type": "event",
+        "dev": dev,
+        "seq": seq,
+        "game": game,
+        "ms": ms,
+        "event": (kind, _decode_data(data)),
+        "prev": prev,
+        "crc": crc,
+    }
+    if received:
+        obj["received"] = when
+    return obj
+
+
+def head_of(obj: dict[str, Any]) -> str:
     """Return the chain hash of a stored or parsed event (what the next prev must be)."""
     body = journal.body_bytes(
         obj["seq"], obj["game"], obj["ms"], obj["prev"], journal.canonical(obj["event"])

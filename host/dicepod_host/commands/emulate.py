@@ -5,7 +5,9 @@ MicroPython unix port, with the device's USB serial on a pseudo-terminal. The fi
 is `port: /dev/pts/N`: give it to `dicepod log --port` (or any serial terminal). The device plays
 a button script or random presses, then stays on (--linger) so the PC can read and back-fill;
 its journal lives in --flash DIR (a temporary directory by default), so a second run with the
-same DIR is the same device after a power cycle. Ctrl-C stops it.
+same DIR is the same device after a power cycle. --device-id gives it an id of its own (several
+emulated devices side by side), --link makes a symlink to the pty (a stable name for `dicepod log
+--port`, or for a glob pattern a logger scans). Ctrl-C stops it.
 
 `--pico` runs the real Pico instead (slower, exact): MicroPython v1.28.0's RPI_PICO firmware on
 an emulated RP2040 (host/dicepod_host/pico), the firmware deployed on its flash as `dicepod
@@ -28,7 +30,7 @@ import tty
 from pathlib import Path
 
 import dicepod
-from dicepod_host import fakeboard
+from dicepod_host import bounds, fakeboard
 from dicepod_host.errors import UserError
 
 HELP = "run the real firmware under MicroPython as a virtual device on a pty (for dicepod log)"
@@ -38,6 +40,9 @@ MAIN = FAKES / "emulate_main.py"
 # The fake hardware (OLED decoder, pins, I2C bus) and compiling the firmware from source need
 # more heap than a Pico's 190 KB running precompiled .mpy files.
 DEFAULT_HEAP = "512k"
+MAX_SCRIPT_BYTES = 1 << 20
+MAX_MONKEY = 100000
+MAX_PACE_MS = 60000
 
 
 def add_arguments(parser):
@@ -55,24 +60,83 @@ def add_arguments(parser):
     )
     play = parser.add_mutually_exclusive_group()
     play.add_argument("--script", metavar="FILE", help="button script (UP, DOWN, OK, BACK, ...)")
-    play.add_argument("--monkey", type=int, metavar="N", help="N random button presses")
-    parser.add_argument("--seed", type=int, default=1, help="seed of --monkey (default 1)")
-    parser.add_argument(
-        "--linger",
-        type=float,
-        default=-1,
-        metavar="SECONDS",
-        help="stay on this long after the presses (default: until Ctrl-C)",
+    play.add_argument(
+        "--monkey",
+        type=bounds.integer("--monkey", 0, MAX_MONKEY),
+        metavar="N",
+        help="N random button presses",
     )
     parser.add_argument(
-        "--pace", type=int, default=0, metavar="MS", help="real pause after each press"
+        "--seed",
+        type=bounds.integer("--seed", 0, 2**32 - 1),
+        default=1,
+        help="seed of --monkey (default 1)",
+    )
+    parser.add_argument(
+        "--linger",
+        type=bounds.seconds("--linger", allow_negative_one=True),
+        default=-1,
+        metavar="SECONDS",
+        help="stay on this long after the presses (default -1: until Ctrl-C)",
+    )
+    parser.add_argument(
+        "--pace",
+        type=bounds.integer("--pace", 0, MAX_PACE_MS),
+        default=0,
+        metavar="MS",
+        help="real pause after each press",
     )
     parser.add_argument(
         "--flash",
         metavar="DIR|FILE",
         help="the device's flash directory (kept); with --pico its flash image file",
     )
-    parser.add_argument("--heap", default=DEFAULT_HEAP, help="MicroPython heap (default 512k)")
+    parser.add_argument(
+        "--heap",
+        default=DEFAULT_HEAP,
+        type=_heap,
+        help="MicroPython heap (default 512k; 64k to 64m)",
+    )
+    parser.add_argument(
+        "--device-id", metavar="HEX", type=_device_id, help="the device's id (16 hex digits)"
+    )
+    parser.add_argument("--link", metavar="PATH", help="make PATH a symlink to the pty")
+
+
+def _heap(text):
+    import argparse
+
+    number = text[:-1] if text[-1:].lower() in ("k", "m") else text
+    scale = {"k": 1 << 10, "m": 1 << 20}.get(text[-1:].lower(), 1)
+    if not number.isdigit() or len(number) > 9 or not 64 << 10 <= int(number) * scale <= 64 << 20:
+        raise argparse.ArgumentTypeError("--heap must be 64k to 64m (e.g. 512k)")
+    return text
+
+
+def _device_id(text):
+    import argparse
+
+    text = text.lower()
+    if len(text) != 16 or any(c not in "0123456789abcdef" for c in text):
+        raise argparse.ArgumentTypeError("--device-id must be 16 hex digits")
+    return text
+
+
+def _read_script(name):
+    """Return a script's text (at most MAX_SCRIPT_BYTES of a regular file); raise UserError."""
+    script = Path(name)
+    if not script.exists():
+        raise UserError("no such script: %s" % name)
+    if not script.is_file():
+        raise UserError("script %s is not a regular file" % name)
+    try:
+        with open(script, "rb") as f:
+            raw = f.read(MAX_SCRIPT_BYTES + 1)
+        if len(raw) > MAX_SCRIPT_BYTES:
+            raise UserError("script %s is longer than 1 MB" % name)
+        return raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise UserError("cannot read script %s: %s" % (name, err)) from err
 
 
 def micropython_bin():
@@ -84,21 +148,11 @@ def micropython_bin():
 
 
 def _command(args, mp):
-    if args.monkey is not None and args.monkey < 0:
-        raise UserError("--monkey needs a count of 0 or more")
     linger = -1 if args.linger < 0 else int(args.linger * 1000)
-    if args.pace < 0:
-        raise UserError("--pace must be 0 or more")
     cmd = [mp, "-X", "heapsize=%s" % args.heap, str(MAIN)]
     if args.script:
         script = Path(args.script)
-        if not script.is_file():
-            raise UserError("no such script: %s" % args.script)
-        try:
-            text = script.read_text()
-        except (OSError, UnicodeDecodeError) as err:
-            raise UserError("cannot read script %s: %s" % (args.script, err)) from err
-        _check_script(text, args.script)
+        _check_script(_read_script(args.script), args.script)
         return cmd + ["script", str(script.resolve()), str(linger), str(args.pace)]
     monkey = 0 if args.monkey is None else args.monkey
     return cmd + ["monkey", str(monkey), str(args.seed), str(linger), str(args.pace)]
@@ -136,18 +190,8 @@ def _steps(args):
     """The presses to play: [(kind, arg)] as the unix-port emulator's script format."""
     from dicepod_host.fakeboard.emulate_main import monkey_steps, parse_script
 
-    if args.monkey is not None and args.monkey < 0:
-        raise UserError("--monkey needs a count of 0 or more")
-    if args.pace < 0:
-        raise UserError("--pace must be 0 or more")
     if args.script:
-        script = Path(args.script)
-        if not script.is_file():
-            raise UserError("no such script: %s" % args.script)
-        try:
-            text = script.read_text()
-        except (OSError, UnicodeDecodeError) as err:
-            raise UserError("cannot read script %s: %s" % (args.script, err)) from err
+        text = _read_script(args.script)
         try:
             return parse_script(text)
         except ValueError as err:
@@ -266,10 +310,13 @@ def _run_unix(args):
     env["MICROPYPATH"] = ":".join([".frozen", str(FIRMWARE), str(FAKES)])
     env["DICEPOD_FAKE_FLASH"] = str(flash)
     env["DICEPOD_FAKE_TICKS"] = "0"
+    if args.device_id:
+        env["DICEPOD_FAKE_UID"] = args.device_id
     master, slave = os.openpty()
     tty.setraw(slave)
     tty.setraw(master)
     child = None
+    linked = None
     try:
         # The device's stdin/stdout are the pty's master side: its USB serial. This process
         # keeps the slave open, so the port stays put while a logger closes and reopens it.
@@ -283,7 +330,11 @@ def _run_unix(args):
         )
         os.close(master)
         master = None
-        print("port: %s" % os.ttyname(slave), flush=True)
+        name = os.ttyname(slave)
+        if args.link:
+            _link(name, args.link)
+            linked = args.link
+        print("port: %s" % name, flush=True)
         return child.wait()
     except KeyboardInterrupt:
         return 0
@@ -298,5 +349,20 @@ def _run_unix(args):
         if master is not None:
             os.close(master)
         os.close(slave)
+        if linked:
+            try:
+                os.unlink(linked)
+            except OSError:
+                pass
         if temp:
             shutil.rmtree(temp, ignore_errors=True)
+
+
+def _link(target, path):
+    """Point the symlink path at target (replacing an old symlink, never a file)."""
+    try:
+        if os.path.islink(path):
+            os.unlink(path)
+        os.symlink(target, path)
+    except OSError as err:
+        raise UserError("cannot make --link %s: %s" % (path, err.strerror or err)) from err

@@ -1,25 +1,38 @@
-"""`dicepod log [--port auto|PATH|URL] [--db FILE]`: log a dicepod's events into SQLite.
+"""`dicepod log [--port auto|PATH|URL|GLOB ...] [--db FILE]`: log dicepods into SQLite.
 
-Finds the Pico by its USB vendor id with `auto`, opens any pyserial URL, shows the game live,
-stores every event once (unique on device and sequence number), reopens the port after an
-unplug and back-fills what it missed, skips and counts malformed lines, and on Ctrl-C exits with
-everything received committed. `kill -USR1 PID` simulates an unplug (close, reopen, back-fill).
+`auto` logs every dicepod connected (USB serial ports with the Pico's vendor id) at once and
+picks up one plugged in later; `--port` may be given again and again (paths, pyserial URLs, glob
+patterns such as '/tmp/pods/*', which are scanned again like auto). Shows the games live, stores
+every event once (unique on device and sequence number), reopens a port after an unplug and
+back-fills what it missed, skips and counts malformed lines, and on Ctrl-C exits with everything
+received written. Several loggers may share one database: a locked database is waited for,
+never a reason to exit. `kill -USR1 PID` simulates an unplug (close, reopen, back-fill).
 """
 
+from __future__ import annotations
+
+import argparse
 import sys
 import time
 from collections import deque
+from typing import Any
 
-from dicepod_host import logger
+from dicepod_host import bounds, logger
+from dicepod_host.errors import LockedError
 from dicepod_host.store import Store
 
-HELP = "log a dicepod's events from USB into SQLite, showing the game live"
+HELP = "log dicepods' events from USB into SQLite (every device at once), showing them live"
+# How long `dicepod log` waits for a database another program holds locked while creating it.
+OPEN_WAIT = 60.0
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `dicepod log`."""
     parser.add_argument(
-        "--port", default="auto", help="auto (find the Pico by USB id), a device path or a URL"
+        "--port",
+        action="append",
+        help="auto (every Pico by USB id; the default), a device path, a URL or a glob pattern;"
+        " repeat for several",
     )
     parser.add_argument("--db", default="dicepod.db", help="SQLite file (default dicepod.db)")
     view = parser.add_mutually_exclusive_group()
@@ -29,7 +42,7 @@ def add_arguments(parser):
     )
     parser.add_argument(
         "--idle-exit",
-        type=float,
+        type=bounds.seconds("--idle-exit"),
         metavar="SECONDS",
         help="stop after this many seconds without an event (for scripts)",
     )
@@ -38,7 +51,7 @@ def add_arguments(parser):
 class PlainView:
     """One printed line per new event."""
 
-    def event(self, obj):
+    def event(self, obj: dict[str, Any]) -> None:
         """Print a stored event."""
         kind, data = obj["event"]
         print(
@@ -47,10 +60,10 @@ class PlainView:
             flush=True,
         )
 
-    def update(self, ingest):
+    def update(self, ingest: Any) -> None:
         """Nothing to redraw."""
 
-    def close(self):
+    def close(self) -> None:
         """Nothing to close."""
 
 
@@ -91,11 +104,12 @@ class LiveView:
         if ingest is not None and ingest.device:
             title += "  device %s" % ingest.device
         table = Table(title=title, expand=False)
-        for name in ("seq", "game", "mode", "event", "values"):
+        for name in ("device", "seq", "game", "mode", "event", "values"):
             table.add_column(name)
         for obj in self.recent:
             kind, data = obj["event"]
             table.add_row(
+                obj["dev"],
                 str(obj["seq"]),
                 str(obj["game"]),
                 self.mode.get((obj["dev"], obj["game"]), ""),
@@ -119,27 +133,48 @@ class LiveView:
         self.live.stop()
 
 
-def run(args):
+def open_store(path: str, wait: float = OPEN_WAIT) -> Store:
+    """Open (or create) the database, waiting while another program holds it locked."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return Store(path, timeout=1.0)
+        except LockedError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
+
+
+def run(args: argparse.Namespace) -> int:
     """Log until Ctrl-C (or --idle-exit); return 0."""
-    store = Store(args.db)
+    ports = args.port or ["auto"]
+    store = open_store(args.db)
     view = None
     try:
         if not args.quiet:
             if args.plain or not sys.stdout.isatty():
                 view = PlainView()
             else:
-                view = LiveView(args.port, args.db)
+                view = LiveView(" ".join(ports), args.db)
         try:
-            ingest = logger.run(args.port, store, view=view, idle_exit=args.idle_exit)
+            ingest = logger.run(ports, store, view=view, idle_exit=args.idle_exit)
         finally:
             if view is not None:
                 view.close()
     finally:
-        store.close()
+        left = store.pending()
+        try:
+            store.close()
+        except LockedError:
+            print(
+                "dicepod log: %s stayed locked: %d event(s) not written (the device still has"
+                " them: log again to back-fill)" % (args.db, left),
+                file=sys.stderr,
+            )
     c = ingest.counts
     print(
         "dicepod log: %d new event(s), %d duplicate(s), %d rejected line(s) "
-        "(%d malformed, %d oversize), %d conflict(s), %d reconnect(s) -> %s"
+        "(%d malformed, %d oversize), %d conflict(s), %d reconnect(s), %d device(s) -> %s"
         % (
             c["new"],
             c["duplicate"],
@@ -148,6 +183,7 @@ def run(args):
             c["oversize"],
             c["conflict"],
             c["reconnects"],
+            len({p.ingest.device for p in ingest.ports.values() if p.ingest.device}),
             args.db,
         ),
         file=sys.stderr,

@@ -25,6 +25,10 @@ _PRESS_MS = 60  # a short press: held three ticks (past the 30 ms lock-out)
 _LONG_MS = 700  # a long press: past the 600 ms long-press time
 _GAP_MS = 80  # released this long between presses
 NAMES = ("UP", "DOWN", "OK", "BACK")
+# Bounds of a script: presses per line and in all, virtual ms per WAIT line.
+MAX_REPEAT = 1000
+MAX_PRESSES = 100000
+MAX_WAIT_MS = 600000
 
 
 class Emulator:
@@ -77,9 +81,19 @@ class Emulator:
                 ms = max(0, ms - _TICK_MS)
 
 
+def _number(word, high, number, raw):
+    if not word.isdigit() or len(word) > 9 or int(word) > high:
+        raise ValueError("line %d: %s (a number 0 to %d)" % (number, raw.strip(), high))
+    return int(word)
+
+
 def parse_script(text):
-    """Return [(kind, arg)]: ("press", (index, long)) or ("wait", ms); raise ValueError."""
+    """Return [(kind, arg)]: ("press", (index, long)) or ("wait", ms); raise ValueError.
+
+    Bounded: a count after a name is at most MAX_REPEAT, a WAIT at most MAX_WAIT_MS, a script
+    at most MAX_PRESSES presses."""
     steps = []
+    presses = 0
     for number, raw in enumerate(text.split("\n"), 1):
         line = raw.split("#")[0].strip().upper()
         if not line:
@@ -90,11 +104,14 @@ def parse_script(text):
             long = True
             words = words[1:]
         if words and words[0] == "WAIT" and not long and len(words) == 2:
-            steps.append(("wait", int(words[1])))
+            steps.append(("wait", _number(words[1], MAX_WAIT_MS, number, raw)))
             continue
         if not words or words[0] not in NAMES or len(words) > 2:
             raise ValueError("line %d: %s" % (number, raw.strip()))
-        count = int(words[1]) if len(words) == 2 else 1
+        count = _number(words[1], MAX_REPEAT, number, raw) if len(words) == 2 else 1
+        presses += count
+        if presses > MAX_PRESSES:
+            raise ValueError("more than %d presses" % MAX_PRESSES)
         for _ in range(count):
             steps.append(("press", (NAMES.index(words[0]), long)))
     return steps
