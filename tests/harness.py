@@ -1,7 +1,9 @@
 """Helpers to run code under the real MicroPython unix port (installed into the venv by
 ./dev setup). The heap is capped near a Pico's; MICROPYPATH puts the firmware, the portable
-tests and the fake `machine` (tests/fakes) on the import path, with `.frozen` first."""
+tests and the fake `machine` (host/dicepod_host/fakeboard) on the import path, and every path a
+child sees is relative (see _stage), so a run needs the same heap wherever the checkout lives."""
 
+import atexit
 import hashlib
 import os
 import shutil
@@ -58,34 +60,67 @@ def firmware_mpy():
     return out
 
 
-def mp_env(extra_path=(), compiled=False):
-    """Environment for a MicroPython child: import path with .frozen first; the firmware as
-    source, or (compiled=True) as the .mpy files a Pico runs."""
+_STAGE = []  # the folder MicroPython children run in (made once per process)
+
+
+def _stage():
+    """A folder of this process's own holding one link, `r`, to the checkout. MicroPython
+    children run in it and name every file they load as r/..., a relative path: the strings a
+    run keeps in its heap (sys.path, each module's __file__, a source file's name in its code)
+    are then the same length wherever the checkout lives. A longer absolute path moved the
+    heap's layout by a few hundred bytes, enough to turn a pass into a MemoryError."""
+    if not _STAGE:
+        stage = Path(tempfile.mkdtemp(prefix="dicepod-mp-"))
+        (stage / "r").symlink_to(ROOT, target_is_directory=True)
+        atexit.register(shutil.rmtree, stage, True)
+        _STAGE.append(stage)
+    return _STAGE[0]
+
+
+def _staged(path):
+    """path as a MicroPython child in the stage names it: r/<path in the checkout>, or as given
+    when it lies outside the checkout (a pytest tmp_path)."""
+    path = Path(os.path.abspath(path))  # not resolved: build/ may be a link out of the checkout
+    return "r/" + path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+def mp_command(args, heap=PICO_HEAP, extra_path=(), compiled=False):
+    """Keyword arguments for subprocess to run `micropython -X heapsize=HEAP ARGS` in the stage
+    (see _stage), with the import path: the script's folder, .frozen, the firmware as source or
+    (compiled=True) as the .mpy files a Pico runs (see firmware_mpy), the portable tests, the
+    fake board, extra_path. A script (ARGS starting with a .py file) runs as `-m` its module
+    from its folder on the path, because MicroPython puts a script's absolute real path on
+    sys.path; its sys.argv[0] is then the module's name."""
+    args = [str(a) for a in args]
+    path = [".frozen", firmware_mpy() if compiled else FIRMWARE, PORTABLE, FAKES]
+    path += list(extra_path)
+    if args and args[0].endswith(".py"):
+        script = Path(args[0])
+        path.insert(0, script.parent)
+        args = ["-m", script.stem] + args[1:]
     env = dict(os.environ)
-    firmware = firmware_mpy() if compiled else FIRMWARE
-    parts = [".frozen", str(firmware), str(PORTABLE), str(FAKES)] + [str(p) for p in extra_path]
-    env["MICROPYPATH"] = ":".join(parts)
-    # The same path for a CPython child running tests/mp_runner.py (the comparison's other side).
-    host = [str(PORTABLE), str(FIRMWARE), str(ROOT / "host")] + [str(p) for p in extra_path]
-    env["PYTHONPATH"] = ":".join(host)
+    env["MICROPYPATH"] = ":".join(p if p == ".frozen" else _staged(p) for p in path)
+    return {
+        "args": [micropython_bin(), "-X", "heapsize=%s" % heap] + args,
+        "env": env,
+        "cwd": str(_stage()),
+    }
+
+
+def cpython_env(extra_path=()):
+    """Environment for a CPython child running what MicroPython runs (tests/mp_runner.py, the
+    comparison's other side): the portable tests, the firmware and host on PYTHONPATH."""
+    env = dict(os.environ)
+    host = [PORTABLE, FIRMWARE, ROOT / "host"] + list(extra_path)
+    env["PYTHONPATH"] = ":".join(str(p) for p in host)
     return env
 
 
-def run_micropython(
-    args, heap=PICO_HEAP, timeout=600, extra_path=(), input=None, cwd=None, compiled=False
-):
-    """Run `micropython -X heapsize=HEAP ARGS`; return the CompletedProcess (text mode).
-    compiled=True runs the firmware from .mpy files (see firmware_mpy)."""
-    cmd = [micropython_bin(), "-X", "heapsize=%s" % heap] + list(args)
-    return subprocess.run(
-        cmd,
-        env=mp_env(extra_path, compiled),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        input=input,
-        cwd=cwd or ROOT,
-    )
+def run_micropython(args, heap=PICO_HEAP, timeout=600, extra_path=(), input=None, compiled=False):
+    """Run `micropython -X heapsize=HEAP ARGS` as mp_command says; return the CompletedProcess
+    (text mode)."""
+    command = mp_command(args, heap, extra_path, compiled)
+    return subprocess.run(**command, capture_output=True, text=True, timeout=timeout, input=input)
 
 
 def parse_runner_output(text):

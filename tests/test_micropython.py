@@ -4,11 +4,14 @@ source), compared with CPython: every test_* must pass on both, and every result
 the same value on both. pytest also collects the portable tests directly under CPython."""
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
-from harness import PICO_HEAP, PORTABLE, ROOT, mp_env, parse_runner_output, run_micropython
+from harness import PICO_HEAP, PORTABLE, ROOT, cpython_env, parse_runner_output, run_micropython
 
 MODULES = sorted(p.stem for p in PORTABLE.glob("test_*.py"))
 
@@ -16,7 +19,7 @@ MODULES = sorted(p.stem for p in PORTABLE.glob("test_*.py"))
 def _cpython(module):
     out = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "mp_runner.py"), module],
-        env=mp_env(),
+        env=cpython_env(),
         capture_output=True,
         text=True,
         timeout=600,
@@ -57,3 +60,49 @@ def test_heap_cap_is_real():
     # Allocating more than the cap must raise MemoryError under MicroPython.
     out = run_micropython(["-c", "b = bytearray(100 * 1024)"], heap="64k")
     assert out.returncode != 0 and "MemoryError" in out.stderr + out.stdout
+
+
+# A checkout at each of these path lengths (CI and users clone anywhere): before the runs named
+# every file by its relative path in a stage (harness._stage), the path's length moved what the
+# heap held, and test_drivers_display failed with a MemoryError at 14, 18, 20, 22 and 24.
+CHECKOUT_LENGTHS = (14, 18, 20, 22, 24, 80)
+
+
+def _heap_after(checkout, module):
+    """Run module under MicroPython from checkout's own harness; return its HEAP line."""
+    code = "import sys, harness; r = harness.run_micropython(sys.argv[1:], compiled=True)\n"
+    code += "print(r.stdout, r.stderr)"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(checkout / "tests" / "mp_runner.py"), module],
+        cwd=checkout / "tests",
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "0 failed" in out.stdout, out.stdout[-3000:]
+    return [line for line in out.stdout.splitlines() if line.startswith("HEAP ")]
+
+
+def test_heap_is_the_same_wherever_the_checkout_lives():
+    # The live heap at the end of a run (mp_runner's HEAP line: bytes in use and free, after
+    # gc.collect) is the same to the byte from copies of the checkout at several path lengths:
+    # nothing in the heap depends on where the checkout is.
+    modules = ("test_drivers_display", "test_journal")
+    expected = {m: _heap_after(ROOT, m) for m in modules}
+    base = Path(tempfile.mkdtemp(prefix="d", dir="/tmp"))  # /tmp/dXXXXXXXX: 14 characters
+    try:
+        for length in CHECKOUT_LENGTHS:
+            checkout = base if length == len(str(base)) else base / ("c" * (length - 15))
+            assert len(str(checkout)) == length
+            for part in ("firmware", "tests", "host/dicepod_host/fakeboard"):
+                shutil.copytree(
+                    ROOT / part,
+                    checkout / part,
+                    ignore=shutil.ignore_patterns("__pycache__"),
+                )
+            (checkout / "build").symlink_to(ROOT / "build")  # the compiled firmware, cached
+            for module in modules:
+                assert _heap_after(checkout, module) == expected[module], (length, module)
+    finally:
+        shutil.rmtree(base)

@@ -7,7 +7,7 @@ import subprocess
 import time
 import tty
 
-from harness import micropython_bin, mp_env
+from harness import mp_command
 
 from dicepod import protocol
 
@@ -36,11 +36,10 @@ def test_unread_pty_never_blocks_the_game(tmp_path):
     try:
         start = time.monotonic()
         out = subprocess.run(
-            [micropython_bin(), "-X", "heapsize=190k", str(script), str(tmp_path), "3000"],
+            **mp_command([script, tmp_path, "3000"], heap="190k"),
             stdin=master,
             stdout=master,
             stderr=subprocess.PIPE,
-            env=mp_env(),
             timeout=60,
         )
         elapsed = time.monotonic() - start
