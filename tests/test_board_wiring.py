@@ -181,3 +181,37 @@ def test_diagram_buttons_and_display_are_wired_like_board():
     assert frozenset(("pico:GP%d" % consts["PIEZO"], "bz1:2")) in wired
     oled = [p for p in _diagram()["parts"] if p["id"] == "oled"][0]
     assert int(oled["attrs"]["i2cAddress"], 16) == consts["OLED_ADDR"]
+
+
+def test_emulated_pico_board_matches_board():
+    """The emulated Pico (host/dicepod_host/pico) is wired as board.py says: its pico.mjs
+    WIRING table and the Python API's button and piezo pins."""
+    import subprocess
+
+    from pico_support import need_pico
+
+    from dicepod_host import pico
+
+    need_pico()
+    code = "import { WIRING } from '%s'; console.log(JSON.stringify(WIRING));" % (
+        pico.NODE_PROGRAM.as_uri()
+    )
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(pico.CHECKOUT),
+        check=True,
+    ).stdout
+    wiring = json.loads(out)
+    consts, _doc = _board_constants()
+    names = ("UP", "DOWN", "OK", "BACK")
+    assert wiring["I2C_ID"] == consts["I2C_ID"]
+    assert (wiring["SDA"], wiring["SCL"]) == (consts["SDA"], consts["SCL"])
+    assert wiring["OLED_ADDR"] == consts["OLED_ADDR"]
+    assert tuple(wiring["BUTTONS"][n] for n in names) == consts["BUTTON_PINS"]
+    assert tuple(pico.BUTTONS[n] for n in names) == consts["BUTTON_PINS"]
+    assert wiring["PIEZO"] == pico.PIEZO == consts["PIEZO"]
+    assert wiring["VBUS_SENSE"] == consts["VBUS_SENSE"]
+    assert wiring["VSYS_ADC"] == consts["VSYS_ADC"]

@@ -578,12 +578,20 @@ export class CdcHost extends USBCDC {
 
 // --- the board ---------------------------------------------------------------------------------
 
-export const BUTTONS = { UP: 10, DOWN: 11, OK: 12, BACK: 13 };
-const SDA = 4;
-const SCL = 5;
-const PIEZO = 15;
-const VBUS_SENSE = 24;
-const VSYS_CHANNEL = 3;
+/** The circuit of hardware/WIRING.md (tests/test_board_wiring.py compares it with board.py). */
+export const WIRING = {
+  I2C_ID: 0,
+  SDA: 4,
+  SCL: 5,
+  OLED_ADDR: 0x3c,
+  BUTTONS: { UP: 10, DOWN: 11, OK: 12, BACK: 13 }, // to ground; the pads' pull-ups hold them high
+  PIEZO: 15, // PWM7 B
+  VBUS_SENSE: 24, // high while USB power is present
+  VSYS_ADC: 29, // ADC3: VSYS through the Pico's 200k/100k divider
+};
+export const BUTTONS = WIRING.BUTTONS;
+const { SDA, SCL, PIEZO, VBUS_SENSE } = WIRING;
+const VSYS_CHANNEL = WIRING.VSYS_ADC - 26;
 
 /** One emulated dicepod: the chip, its flash image, the display, buttons, power and USB. */
 export class Pico {
@@ -654,7 +662,7 @@ export class Pico {
       this.emit({ ev: 'pin', t: this.nanos, pin, level }),
     );
     for (const p of [...Object.values(BUTTONS), PIEZO, VBUS_SENSE]) this.pins.watch.add(p);
-    this.display = new I2cTarget(mcu, mcu.i2c[0], this.pins, SDA, SCL, 0x3c, (addr, data, t0, t1, bb) =>
+    this.display = new I2cTarget(mcu, mcu.i2c[WIRING.I2C_ID], this.pins, SDA, SCL, WIRING.OLED_ADDR, (addr, data, t0, t1, bb) =>
       this.emit({ ev: 'i2c', addr, t0: this.timeBase + t0, t1: this.timeBase + t1, data: Buffer.from(data).toString('hex'), bb: !!bb }),
     );
     // Buttons: open contacts (the pad pull-up decides); VBUS sense from the Pico's divider.
