@@ -89,3 +89,16 @@ def test_power_cut_after_a_flash_write_then_reboot(tmp_path):
         ).strip()
         assert out.startswith("['keep.txt'") and out.endswith(" 1"), out
         assert board.boots == 2
+
+
+def test_sh1106_module_shows_the_same_boot_screen():
+    # The 1.3" module: the firmware's device.display setting picks the SH1106 driver, and the
+    # board's SH1106 model (132-column RAM, panel at columns 2..129) decodes what it sends.
+    need_pico()
+    files = {"settings.json": b'{"device.display": 1}'}
+    with Pico(files=files, display="sh1106", usb="events") as board:
+        board.run_until_frame(max_ms=10_000)
+        got = board.frame()
+        assert board.oled.ram_width == 132
+    want = cpython_boot_screen()
+    assert got == want, diff_image(got, want)

@@ -308,6 +308,7 @@ class Pico:
         self._running = None  # id of a background run (go)
         self.usb_port = None
         self._slave = None
+        self._usb_written = 0
         master = None
         cmd = [node_bin(), str(NODE_PROGRAM), "--rom", str(self.rp2 / ROM_NAME)]
         cmd += ["--flash", self.flash_path, "--seed", str(seed), "--vbus", "1" if vbus else "0"]
@@ -629,8 +630,20 @@ class Pico:
         """Send bytes to the device over the USB serial, as the PC would."""
         if self._slave is None:
             self.call("usb_send", data=bytes(data).hex())
-        else:
-            os.write(self._slave, bytes(data))
+            return
+        data = bytes(data)
+        while data:
+            n = os.write(self._slave, data)
+            self._usb_written += n
+            data = data[n:]
+        # Emulated time may run far faster than the wall clock: wait until the emulator has
+        # the bytes, so they arrive at a definite moment of emulated time (not a racy one).
+        if self._running is None:
+            end = time.monotonic() + 10
+            while self.status().get("usb_received", 0) < self._usb_written:
+                if time.monotonic() > end:
+                    raise PicoError("the emulator did not take the USB bytes")
+                time.sleep(0.002)
 
     def exec_raw(self, code, timeout=30.0):
         """Run code through the raw REPL (Ctrl-C stops main.py first); return its stdout.

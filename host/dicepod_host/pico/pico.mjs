@@ -312,6 +312,19 @@ export class RoscPeripheral extends BasePeripheral {
   }
 }
 
+// --- SIO: the inter-core FIFO of a chip whose core 1 never starts --------------------------------
+
+/** FIFO_ST reads "ready, nothing valid", FIFO_RD 0, FIFO_WR is dropped (core 1 is not emulated),
+ *  instead of rp2040js's warning on every access. */
+export function fixSioFifo(sio) {
+  const read = sio.readUint32.bind(sio);
+  const write = sio.writeUint32.bind(sio);
+  sio.readUint32 = (offset) => (offset === 0x50 ? 0x2 : offset === 0x58 ? 0 : read(offset));
+  sio.writeUint32 = (offset, value) => {
+    if (offset !== 0x50 && offset !== 0x54) write(offset, value);
+  };
+}
+
 // --- UART: TXINTR only when the transmit FIFO has emptied (bytes leave at once) ----------------
 
 const UARTTXINTR = 1 << 5;
@@ -643,6 +656,7 @@ export class Pico {
     // QSPI_SS: a real pad resets with input enabled and pull-up; the flash's CS line reads high.
     mcu.qspi[1].padValue = 0x5a;
     mcu.qspi[1].setInputValue(true);
+    fixSioFifo(mcu.sio);
     for (const uart of mcu.uart) fixUart(uart);
     for (const i2c of mcu.i2c) fixI2cAbort(i2c);
     if (watchdog && this.scratch) {
@@ -818,6 +832,7 @@ function main() {
 
   // USB serial <-> the pty's master side (fd given by the parent), or nothing.
   let usbIn = null;
+  let usbReceived = 0; // bytes the PC side has written into the pty so far
   const usbBacklog = [];
   if (args['usb-fd'] !== undefined) {
     const fd = Number(args['usb-fd']);
@@ -833,6 +848,7 @@ function main() {
       });
     };
     usbIn.on('data', (chunk) => {
+      usbReceived += chunk.length;
       usbBacklog.push(...chunk);
       feedUsb();
     });
@@ -908,6 +924,7 @@ function main() {
       boots: pico.boots,
       off: pico.off,
       usb: pico.cdc.initialized,
+      usb_received: usbReceived,
     };
   }
 
