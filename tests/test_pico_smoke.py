@@ -43,6 +43,16 @@ def test_a_press_at_the_pins_changes_the_screen(pico):
     assert pico.frame() == before, diff_image(pico.frame(), before)
 
 
+def test_press_to_last_i2c_byte_is_measured(pico):
+    got = [pico.measure_press(b) for b in ("DOWN", "UP")]
+    for m in got:
+        # the edge, the app's 20 ms tick, the redraw of the cursor rows over a 400 kHz bus
+        assert 5 < m["latency_ms"] < 1_000, m
+        assert m["down_ns"] < m["last_i2c_ns"] <= pico.now_ns
+        assert 16 < m["i2c_bytes"] < 1_100, m  # a cursor move is a partial redraw
+    assert got[1]["down_ns"] - got[0]["down_ns"] > 120e6  # a finger's pace between presses
+
+
 def test_usb_serial_opens_with_pyserial(pico):
     import serial
 

@@ -309,6 +309,8 @@ class Pico:
         self.usb_port = None
         self._slave = None
         self._usb_written = 0
+        self.last_release_ns = None  # the last edge of the last press()
+        self.last_frame_ns = None  # the last byte of the frame run_until_frame() stopped at
         master = None
         cmd = [node_bin(), str(NODE_PROGRAM), "--rom", str(self.rp2 / ROM_NAME)]
         cmd += ["--flash", self.flash_path, "--seed", str(seed), "--vbus", "1" if vbus else "0"]
@@ -472,6 +474,7 @@ class Pico:
             with self._lock:
                 shown = self.oled.on and (blank_ok or any(self.oled.image()))
             if shown:
+                self.last_frame_ns = reply["last_i2c"]
                 return reply["last_i2c"] / 1e6
         raise TimeoutError(
             "no frame within %d ms of emulated time (stopped: %s)%s"
@@ -521,6 +524,7 @@ class Pico:
         pin = BUTTONS[button] if isinstance(button, str) else int(button)
         at = None if at_ms is None else int(at_ms * 1e6)
         reply = self.call("press", pin=pin, hold_ms=hold_ms, bounce=bounce, at=at)
+        self.last_release_ns = reply["end"]
         return reply["start"], reply["end"]
 
     def tap(self, button, hold_ms=80, after_ms=250, bounce=True):
@@ -528,6 +532,34 @@ class Pico:
         down, up = self.press(button, hold_ms=hold_ms, bounce=bounce)
         self.run_ms((up - self.now_ns) / 1e6 + after_ms)
         return down, up
+
+    def measure_press(self, button, hold_ms=80, bounce=True, max_ms=5_000, quiet_ms=25, gap_ms=120):
+        """Press a button (at least gap_ms after the last press was let go: a finger cannot
+        press again at once, and the driver's lock-out would drop it) and run until the screen
+        has been redrawn. Return {"down_ns": the
+        first edge, "last_i2c_ns": the last display byte of the redraw, "latency_ms": between
+        the two, "i2c_bytes": display bytes sent since the edge}; latency_ms is None when no
+        redraw came within max_ms (and then the chip ran max_ms)."""
+        at = max(self.now_ns, (self.last_release_ns or 0) + gap_ms * 1e6)
+        down, up = self.press(button, hold_ms=hold_ms, bounce=bounce, at_ms=at / 1e6)
+        try:
+            self.run_until_frame(max_ms=max_ms, quiet_ms=quiet_ms, blank_ok=True)
+        except TimeoutError:
+            return {"down_ns": down, "last_i2c_ns": None, "latency_ms": None, "i2c_bytes": 0}
+        last = self.last_frame_ns
+        sent = sum(
+            len(e["data"])
+            for e in self.events("i2c", since_ns=down)
+            if e["addr"] == 0x3C and e["t1"] <= last
+        )
+        if self.now_ns < up:
+            self.run_ms((up - self.now_ns) / 1e6 + 1)  # let the finger go
+        return {
+            "down_ns": down,
+            "last_i2c_ns": last,
+            "latency_ms": (last - down) / 1e6,
+            "i2c_bytes": sent,
+        }
 
     def drive(self, pin, level):
         """Drive a GPIO from outside: 0, 1, or None (let go)."""
@@ -564,7 +596,8 @@ class Pico:
         self.oled = OLED(self.display)  # the display lost power too
         self.decode_error = None
 
-    def power_cycle(self, off_ms=0):
+    def power_cycle(self):
+        """Cut the power now and power on again."""
         self.power_cut()
         self.power_on()
 

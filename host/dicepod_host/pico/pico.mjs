@@ -871,7 +871,13 @@ function main() {
     let target = now + CHUNK_NS;
     if (job.until != null) target = Math.min(target, job.until);
     if (job.realtime) {
-      const wall = job.emu0 + Number(process.hrtime.bigint() - job.wall0);
+      let wall = job.emu0 + Number(process.hrtime.bigint() - job.wall0);
+      // Busy code runs slower than a Pico: emulated time falls behind the wall clock. Never
+      // catch up by more than 50 ms at once, or the device's own timeouts would pass too fast.
+      if (wall - now > 50e6) {
+        job.emu0 -= wall - now - 50e6;
+        wall = now + 50e6;
+      }
       if (wall < target) target = wall;
       if (target <= now) {
         setTimeout(step, 1);
