@@ -6,11 +6,40 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 _PORTABLE = Path(__file__).resolve().parent / "portable"
 if str(_PORTABLE) not in sys.path:
     sys.path.insert(0, str(_PORTABLE))
+
+from checks import Skip  # noqa: E402  (tests/portable/checks.py, on the path just above)
 
 # One scratch folder per pytest run for the portable tests' on-disk journals (inherited by the
 # CPython and MicroPython children the comparison starts).
 if not os.environ.get("DICEPOD_TEST_TMP"):
     os.environ["DICEPOD_TEST_TMP"] = tempfile.mkdtemp(prefix="dicepod-tests-")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """A portable test that calls checks.skip (it cannot run on this interpreter) is reported
+    as skipped, with its reason, not as passed."""
+    try:
+        return (yield)
+    except Skip as exc:
+        # reported at the test (not at this hook), as a skip mark would be
+        raise pytest.skip.Exception(str(exc), _use_item_location=True) from None
+
+
+def pytest_terminal_summary(terminalreporter):
+    """List the portable tests MicroPython skipped (test_micropython.py records them): pytest
+    counts each module's MicroPython run as one test, passed."""
+    lines = []
+    for report in terminalreporter.stats.get("passed", []):
+        for name, value in report.user_properties:
+            if name == "micropython_skipped":
+                lines += value
+    if lines:
+        terminalreporter.section("skipped under MicroPython (tests/mp_runner.py)")
+        for line in lines:
+            terminalreporter.line("SKIP " + line)

@@ -124,10 +124,11 @@ def run_micropython(args, heap=PICO_HEAP, timeout=600, extra_path=(), input=None
 
 
 def parse_runner_output(text):
-    """Parse tests/mp_runner.py output into (statuses {name: PASS|FAIL}, results {name: json})."""
+    """Parse tests/mp_runner.py output into (statuses {name: PASS|FAIL|SKIP}, results
+    {name: json})."""
     statuses, results = {}, {}
     for line in text.splitlines():
-        if line.startswith(("PASS ", "FAIL ")):
+        if line.startswith(("PASS ", "FAIL ", "SKIP ")):
             status, name = line.split(" ", 2)[:2]
             statuses[name] = status
         elif line.startswith("RESULT "):

@@ -3,13 +3,16 @@
 Usage: micropython tests/mp_runner.py MODULE [MODULE ...]
 Imports each module, calls every test_* function (assertions) and every result_* function
 (whose return value, printed as JSON, is compared with CPython's by tests/test_micropython.py).
-Prints one line per function, the live heap at the end, and `N passed, N failed`; exits 1 on any
-failure. Runs under CPython too, which is how the comparison gets CPython's side.
+Prints one line per function (PASS, FAIL, or SKIP with the reason a test gave checks.skip), the
+live heap at the end, and `N passed, N failed, N skipped`; exits 1 on any failure or when
+nothing passed. Runs under CPython too, which is how the comparison gets CPython's side.
 """
 
 import gc
 import json
 import sys
+
+from checks import Skip
 
 
 def _print_exception(exc):
@@ -33,8 +36,8 @@ def _fresh_board():
 
 
 def run(names):
-    """Run the named modules' test_* and result_* functions; return (passed, failed)."""
-    passed = failed = 0
+    """Run the named modules' test_* and result_* functions; return (passed, failed, skipped)."""
+    passed = failed = skipped = 0
     for name in names:
         module = __import__(name)
         for attr in sorted(dir(module)):
@@ -49,6 +52,9 @@ def run(names):
                     print("RESULT %s.%s %s" % (name, attr, json.dumps(value)))
                 print("PASS %s.%s" % (name, attr))
                 passed += 1
+            except Skip as exc:
+                print("SKIP %s.%s %s" % (name, attr, exc))
+                skipped += 1
             except Exception as exc:  # report every failure, keep going
                 print("FAIL %s.%s %r" % (name, attr, exc))
                 _print_exception(exc)
@@ -58,10 +64,10 @@ def run(names):
     gc.collect()
     if hasattr(gc, "mem_alloc"):
         print("HEAP alloc=%d free=%d" % (gc.mem_alloc(), gc.mem_free()))
-    print("%d passed, %d failed" % (passed, failed))
-    return passed, failed
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    return passed, failed, skipped
 
 
 if __name__ == "__main__":
-    _passed, _failed = run(sys.argv[1:])
+    _passed, _failed, _skipped = run(sys.argv[1:])
     sys.exit(1 if _failed or not _passed else 0)

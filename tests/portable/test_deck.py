@@ -4,17 +4,10 @@ Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py).
 
 import gc
 
+from checks import raises, skip
 from seeded import Seeded, scripted
 
 from dicepod.rules import deck
-
-
-def _raises(function, *args):
-    try:
-        function(*args)
-    except ValueError:
-        return True
-    return False
 
 
 def _deck_of(cards):
@@ -115,17 +108,17 @@ def test_errors_leave_the_deck_unchanged():
     d = _deck_of((1, 2, 2))
     d.reshuffle((2, 1, 2))
     before = _snap(d)
-    assert _raises(d.reshuffle, (2, 2, 2))
-    assert _raises(d.reshuffle, (2, 1))
-    assert _raises(d.draw_card, 9)
-    assert _raises(d.remove, 1)
+    assert raises(d.reshuffle, (2, 2, 2))
+    assert raises(d.reshuffle, (2, 1))
+    assert raises(d.draw_card, 9)
+    assert raises(d.remove, 1)
     assert _snap(d) == before
     empty = deck.Deck(2)
-    assert _raises(empty.draw)
-    assert _raises(empty.draw_card, 1)
+    assert raises(empty.draw)
+    assert raises(empty.draw_card, 1)
     empty.add(1)
     empty.add(2)
-    assert _raises(empty.add, 3)  # full
+    assert raises(empty.add, 3)  # full
     assert empty.top() == -1
 
 
@@ -161,8 +154,8 @@ def test_bag_draw_return_and_pick():
     assert bag.kind_at(0) == 0 and bag.kind_at(1) == 0 and bag.kind_at(2) == 2
     assert deck.bag_pick(bag, scripted([2])) == 2
     bag.take(2)
-    assert _raises(bag.take, 2)
-    assert _raises(bag.put, 3)
+    assert raises(bag.take, 2)
+    assert raises(bag.put, 3)
     bag.take(0)
     bag.take(0)
     assert deck.bag_pick(bag, scripted([])) == -1  # empty: nothing drawn, no randomness
@@ -188,7 +181,7 @@ def test_undo_every_step_restores_exact_order_and_contents():
 
 def test_folding_allocates_nothing():
     if not hasattr(gc, "mem_alloc"):
-        return  # CPython: the MicroPython run measures it
+        skip("no gc.mem_alloc (CPython): the MicroPython run measures it")
     d = _deck_of((1, 2, 3, 4, 5, 6))
     bag = deck.Bag(3)
     bag.put(1, 5)

@@ -1,9 +1,9 @@
 """Display drivers (SSD1306, SH1106): the I2C byte stream, decoded back into pixels by the fake
 OLED, equals the frame buffer after every flush; only changed spans are sent; bus errors
 propagate and the next flush repairs the screen. Needs framebuf: built into MicroPython; on
-CPython the tests run once host/framebuf.py (the pure-Python shim) is importable, and pass
-vacuously before that."""
+CPython they run with host/framebuf.py (the pure-Python shim), and are skipped without it."""
 
+from checks import skip
 from display_scenes import draw_roll_screen, redraw_after_roll
 from seeded import Seeded
 
@@ -39,7 +39,7 @@ def _check(d, oled, what):
 
 def test_init_clears_and_switches_on():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     for kind in CONTROLLERS:
         d, i2c, oled = _make(kind)
         assert oled.on and d.is_on
@@ -51,7 +51,7 @@ def test_init_clears_and_switches_on():
 
 def test_random_drawings_decode_to_the_frame_buffer():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     rng = Seeded(7)
     for kind in CONTROLLERS:
         d, i2c, oled = _make(kind)
@@ -79,7 +79,7 @@ def test_random_drawings_decode_to_the_frame_buffer():
 
 def test_unchanged_frame_sends_nothing():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     for kind in CONTROLLERS:
         d, i2c, oled = _make(kind)
         i2c.clear()
@@ -91,7 +91,7 @@ def test_unchanged_frame_sends_nothing():
 
 def test_one_pixel_sends_one_byte_at_the_right_ram_column():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     for kind in CONTROLLERS:
         d, i2c, oled = _make(kind)
         i2c.clear()
@@ -109,7 +109,7 @@ def test_one_pixel_sends_one_byte_at_the_right_ram_column():
 
 def test_spans_merge_when_close_and_split_when_far():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     d, i2c, oled = _make("ssd1306")
     i2c.clear()
     d.pixel(10, 0, 1)
@@ -123,7 +123,7 @@ def test_spans_merge_when_close_and_split_when_far():
 
 def test_sh1106_column_offset_and_no_horizontal_mode():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     d, i2c, oled = _make("sh1106")
     for _addr, data in i2c.log:
         if data[0] == 0x00:
@@ -140,7 +140,7 @@ def test_sh1106_column_offset_and_no_horizontal_mode():
 
 def test_rotate_180_turns_the_image():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     for kind in CONTROLLERS:
         d, i2c, oled = _make(kind, rotate=180)
         d.text("Hi", 0, 0, 1)
@@ -155,7 +155,7 @@ def test_rotate_180_turns_the_image():
 
 def test_contrast_power_invert_commands():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     for kind in CONTROLLERS:
         d, i2c, oled = _make(kind)
         d.contrast(12)
@@ -190,7 +190,7 @@ class _Flaky:
 
 def test_bus_error_propagates_and_next_show_repairs():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     from dicepod.drivers import display
 
     for kind in CONTROLLERS:
@@ -212,7 +212,7 @@ def test_bus_error_propagates_and_next_show_repairs():
 
 def test_missing_display_raises_at_init():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     from dicepod.drivers import display
 
     i2c = machine.I2C(0)
@@ -251,7 +251,7 @@ def roll_redraw_bytes(kind, rolls=30, seed=3):
 
 def test_roll_redraw_within_budget():
     if framebuf is None:
-        return
+        skip("no framebuf: host/framebuf.py is not importable")
     for kind in CONTROLLERS:
         counts = roll_redraw_bytes(kind)
         assert sum(counts) / len(counts) <= 400, counts

@@ -4,20 +4,10 @@ of the 6**m ordered rolls with a naive (every subset of positions) bust test; th
 Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py). The brute force
 runs on CPython only; result_every_state carries the comparison to MicroPython."""
 
-import sys
+from checks import MICROPYTHON, raises, skip
 
 from dicepod.rules import fraction, odds
 from dicepod.rules.dice import multisets
-
-_MICROPYTHON = sys.implementation.name == "micropython"
-
-
-def _raises(function, *args):
-    try:
-        function(*args)
-    except ValueError:
-        return True
-    return False
 
 
 def _states():
@@ -55,8 +45,8 @@ def _naive_bust(rolled, kept, kept_can_score):
 
 
 def test_exact_odds_match_brute_force_over_ordered_rolls():
-    if _MICROPYTHON:
-        return  # result_every_state carries the comparison to MicroPython
+    if MICROPYTHON:
+        skip("CPython only: result_every_state carries the comparison to MicroPython")
     memo = {}
     checked = 0
     for m in range(1, 7):
@@ -136,11 +126,11 @@ def test_keep_hint():
 
 
 def test_bad_input():
-    assert _raises(odds.bust, 0)
-    assert _raises(odds.bust, 7)
-    assert _raises(odds.bust, 1, (1, 1, 1, 1, 1, 1))
-    assert _raises(odds.bust, 1, (7,))
-    assert _raises(odds.keep_options, (1, 9))
+    assert raises(odds.bust, 0)
+    assert raises(odds.bust, 7)
+    assert raises(odds.bust, 1, (1, 1, 1, 1, 1, 1))
+    assert raises(odds.bust, 1, (7,))
+    assert raises(odds.keep_options, (1, 9))
 
 
 def result_every_state():

@@ -3,6 +3,7 @@ Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py).
 
 import json
 
+from checks import raises
 from seeded import Seeded, scripted
 
 from dicepod.rules import tyranid as ty
@@ -29,14 +30,6 @@ def _settings(extra=None):
     if extra:
         values.update(extra)
     return Settings(ty.SETTINGS, values)
-
-
-def _raises(function, *args):
-    try:
-        function(*args)
-    except ValueError:
-        return True
-    return False
 
 
 def _snap(g):
@@ -99,7 +92,7 @@ def test_infestation_count_settings():
 def test_level_two_lictor_roll():
     game = _start(2)
     assert game.phase == ty.PLACING and not game.needs_shuffle()
-    assert _raises(game.apply, ("place", (0,)))  # the Lictor roll comes first
+    assert raises(game.apply, ("place", (0,)))  # the Lictor roll comes first
     game.apply(ty.lictor_roll(scripted([3])))
     assert game.lictor_square == 4 and game.phase == ty.PLAY
     assert list(game.board) == [5, 0, 1]
@@ -134,7 +127,7 @@ def test_activation_deck_and_rounds():
     assert seen == 12 and game.infestation_left == 23 - 4
     game.apply(ty.shuffle(game, Seeded(1).randbelow))
     assert game.round == 2 and game.activation.n_pile == 12
-    assert _raises(game.apply, ("activate", (9,)))
+    assert raises(game.apply, ("activate", (9,)))
 
 
 def test_marine_turn_actions_and_console():
@@ -149,7 +142,7 @@ def test_marine_turn_actions_and_console():
     assert game.console_open and game.actions_left == 1
     game.apply(("action", ()))
     assert game.current == -1
-    assert _raises(game.apply, ("move", ()))
+    assert raises(game.apply, ("move", ()))
     game.apply(ty.activate(game))  # Adrix: actions from the settings
     assert game.current == 1 and game.actions_left == 4
     game.apply(("end_turn", ()))
@@ -164,8 +157,8 @@ def test_attack_against_resilience_returns_to_bag():
     assert game.last_hit is False and game.board[0] == 6
     game.apply(ty.attack(ty.TERMAGANT, scripted([2])))  # a 3 destroys it
     assert game.last_hit is True and game.board[0] == 5 and game.bag.counts[0] == 7
-    assert _raises(game.apply, ("attack", (ty.GENESTEALER, 6)))  # none on the board
-    assert _raises(game.apply, ("attack", (ty.PRIME, 6)))  # no Prime on level 1
+    assert raises(game.apply, ("attack", (ty.GENESTEALER, 6)))  # none on the board
+    assert raises(game.apply, ("attack", (ty.PRIME, 6)))  # no Prime on level 1
 
 
 def test_reinforcements_and_empty_bag():
@@ -175,7 +168,7 @@ def test_reinforcements_and_empty_bag():
     game.apply(("return", (1,)))  # the square held a Marine: the counter goes back...
     game.apply(("wound", (2,)))  # ...and the Marine is wounded
     assert game.bag.counts[1] == 5 and game.status[2] == ty.WOUNDED
-    assert _raises(game.apply, ("place", ()))  # the bag is not empty
+    assert raises(game.apply, ("place", ()))  # the bag is not empty
     while game.bag.total:
         game.apply(ty.place(game, Seeded(4).randbelow))
     assert ty.place(game, scripted([])) == ("place", ())
@@ -193,7 +186,7 @@ def test_wounds_out_of_action_and_loss():
     assert game.status[0] == ty.OUT and game.current == -1 and game.specials[0] == 0
     game.apply(ty.activate(game))  # his second card: nothing happens
     assert game.idle_card and game.current == -1
-    assert _raises(game.apply, ("wound", (0,)))
+    assert raises(game.apply, ("wound", (0,)))
     for m in (1, 2, 3):
         game.apply(("wound", (m,)))
         game.apply(("wound", (m,)))
@@ -209,9 +202,9 @@ def test_level_one_ends_when_infestation_runs_out():
         else:
             game.apply(ty.activate(game))
     assert game.infestation_left == 0 and not game.needs_shuffle()
-    assert _raises(game.apply, ty.activate(game)) if game.activation.n_pile else True
+    assert raises(game.apply, ty.activate(game)) if game.activation.n_pile else True
     game.apply(("place", (0,)))  # the last card is still resolved
-    assert _raises(game.apply, ("exit", (3,)))  # nobody can be out: the console is shut
+    assert raises(game.apply, ("exit", (3,)))  # nobody can be out: the console is shut
     game.apply(("exit", (0,)))
     assert game.result == ty.LOSS
 
@@ -282,13 +275,13 @@ def _win_level_one(game):
 
 def test_campaign_survivors_and_one_reinforcement():
     game = _start(1, campaign=1)
-    assert _raises(game.apply, ("next_level", ()))
+    assert raises(game.apply, ("next_level", ()))
     game.apply(("wound", (1,)))
     game.apply(("wound", (2,)))
     game.apply(("wound", (2,)))  # Raphael out of action
     _win_level_one(game)
     assert game.result == ty.MINOR
-    assert _raises(game.apply, ("next_level", (2,)))  # not the unused Marine
+    assert raises(game.apply, ("next_level", (2,)))  # not the unused Marine
     game.apply(("next_level", (4,)))  # Vorne reinforces
     assert game.level == 2 and game.reinforced
     assert list(game.in_play) == [1, 1, 0, 1, 1]
@@ -299,7 +292,7 @@ def test_campaign_survivors_and_one_reinforcement():
     game.apply(("wound", (0,)))
     game.apply(("wound", (0,)))
     game.apply(("result", (ty.WIN,)))
-    assert _raises(game.apply, ("next_level", (2,)))  # the reinforcement was used
+    assert raises(game.apply, ("next_level", (2,)))  # the reinforcement was used
     game.apply(("next_level", ()))
     assert game.level == 3 and list(game.in_play) == [0, 1, 0, 1, 1]
     assert game.activation.n_discard == 10
@@ -307,7 +300,7 @@ def test_campaign_survivors_and_one_reinforcement():
         game.apply(("place", (kind,)))
     game.apply(("result", (ty.WIN,)))
     assert game.campaign_won
-    assert _raises(game.apply, ("next_level", ()))
+    assert raises(game.apply, ("next_level", ()))
 
 
 def _play(seed, count, keep=True):
@@ -384,10 +377,8 @@ def _can_continue(game):
 
 
 def _check_events(events):
-    try:
-        from dicepod import journal
-    except ImportError:
-        return
+    from dicepod import journal
+
     for event in events:
         journal.check_event(event)
 
@@ -448,10 +439,8 @@ def test_malformed_events_are_value_errors():
 
 
 def test_undo_of_shuffle_and_bag_draw_through_the_journal():
-    try:
-        from dicepod import journal
-    except ImportError:
-        return
+    from dicepod import journal
+
     events, _game = _play(11, 200)
     checked = 0
     for k in range(len(events)):
