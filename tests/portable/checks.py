@@ -24,3 +24,12 @@ def raises(function, *args):
     except ValueError:
         return True
     return False
+
+
+def check_events(events):
+    """Every event must be a valid journal event (canonical bytes, name charset):
+    journal.check_event raises otherwise."""
+    from dicepod import journal  # only for the modules that check events
+
+    for event in events:
+        journal.check_event(event)

@@ -3,7 +3,7 @@ Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py).
 
 import json
 
-from checks import raises
+from checks import check_events, raises
 from seeded import Seeded, scripted
 
 from dicepod.rules import orks as ok
@@ -333,16 +333,9 @@ def _ork_attack(game, add, rb):
         add(("hit", (standing[rb(len(standing))], kinds[rb(len(kinds))])))
 
 
-def _check_events(events):
-    from dicepod import journal
-
-    for event in events:
-        journal.check_event(event)
-
-
 def test_whole_games_with_undo_at_every_step():
     events, _game = _play(5, 400)
-    _check_events(events)
+    check_events(events)
     kinds = set(e[0] for e in events)
     for kind in ("start", "add", "next", "attack", "hit", "smash", "heal", "supply"):
         assert kind in kinds, kind
@@ -357,7 +350,7 @@ def test_every_setting_key_fits_the_journal():
     for key, default, low, high, label in ok.SETTINGS:
         assert len(key) <= 24 and key.startswith("orks.") and low <= high and label
         assert default is None  # the rulebook gives none of these
-    _check_events([("set", (spec[0], spec[2])) for spec in ok.SETTINGS])
+    check_events([("set", (spec[0], spec[2])) for spec in ok.SETTINGS])
 
 
 def result_games():

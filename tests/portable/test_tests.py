@@ -4,20 +4,12 @@ Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py).
 
 import json
 
-from checks import raises
+from checks import check_events, raises
 from seeded import Seeded, scripted
 
 from dicepod.rules import fraction
 from dicepod.rules import tn as tm
 from dicepod.settings import MissingValue, Settings
-
-
-def _check_events(events):
-    """Every event must be a valid journal event (canonical bytes, name charset)."""
-    from dicepod import journal
-
-    for event in events:
-        journal.check_event(event)
 
 
 def _snap(game):
@@ -286,7 +278,7 @@ def _session(seed, count, keep=True):
 
 def test_whole_session_with_undo_at_every_step():
     events, _game = _session(4, 120)
-    _check_events(events)
+    check_events(events)
     kinds = set(e[0] for e in events)
     for kind in ("tn", "mod", "roll", "reroll", "rolloff", "rule"):
         assert kind in kinds, kind

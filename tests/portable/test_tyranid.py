@@ -3,7 +3,7 @@ Portable: runs under CPython (pytest) and real MicroPython (tests/mp_runner.py).
 
 import json
 
-from checks import raises
+from checks import check_events, raises
 from seeded import Seeded, scripted
 
 from dicepod.rules import tyranid as ty
@@ -376,16 +376,9 @@ def _can_continue(game):
     return game.campaign and game.level < 3 and game.result in (ty.MINOR, ty.MAJOR, ty.WIN)
 
 
-def _check_events(events):
-    from dicepod import journal
-
-    for event in events:
-        journal.check_event(event)
-
-
 def test_whole_campaign_with_undo_at_every_step():
     events, _game = _play(3, 400)
-    _check_events(events)
+    check_events(events)
     kinds = set(e[0] for e in events)
     for kind in ("start", "shuffle", "activate", "attack", "place", "wound", "next_level"):
         assert kind in kinds, kind
@@ -402,7 +395,7 @@ def test_every_setting_key_fits_the_journal():
     for key, default, low, high, label in ty.SETTINGS:
         assert len(key) <= 24 and key.startswith("tyranid.") and low <= high and label
         assert default is None or low <= default <= high
-    _check_events([("set", (spec[0], spec[2])) for spec in ty.SETTINGS])
+    check_events([("set", (spec[0], spec[2])) for spec in ty.SETTINGS])
 
 
 def result_campaign():
