@@ -68,6 +68,11 @@ def main(argv=None):
         code = 130
     except BrokenPipeError:
         code = 0
+    except OSError as err:
+        # The system said no (a name too long, a full disk, no permission): one line too.
+        name = " (%s)" % str(err.filename)[:200] if getattr(err, "filename", None) else ""
+        print("dicepod: %s%s" % (err.strerror or err, name), file=sys.stderr)
+        code = 1
     if argv is None:
         sys.exit(code or 0)
     return code or 0

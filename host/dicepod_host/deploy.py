@@ -15,8 +15,10 @@ The player's data (journal.log, settings.json at the root) is never touched.
 """
 
 import hashlib
+import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -62,6 +64,10 @@ def pico_ports():
 def resolve_port(port):
     """Return the port to use: `auto` finds the one connected Pico."""
     if port and port != "auto":
+        if "://" not in port and not os.path.exists(port):
+            raise UserError("no such port: %s" % port)
+        if "://" not in port and not stat.S_ISCHR(os.stat(port).st_mode):
+            raise UserError("%s is not a serial port (not a character device)" % port)
         return port
     found = pico_ports()
     if not found:

@@ -22,12 +22,15 @@ from pathlib import Path
 from dicepod import journal, protocol
 from dicepod.rules import modes
 from dicepod.settings import MissingValue, Settings
+from dicepod_host import records
 from dicepod_host.errors import UserError
 
 # Journal events the app writes that are not game moves (the app's fold skips them too).
 APP_EVENTS = ("crash",)
 CSV_FIELDS = ("v", "dev", "seq", "game", "ms", "kind", "data", "prev", "crc")
 SQLITE_MAGIC = b"SQLite format 3\x00"
+# The largest JSON Lines or CSV log read (a dicepod event line is ~100 bytes: 5 million events).
+MAX_LOG_BYTES = 512 << 20
 
 
 def _all(data):
@@ -169,23 +172,29 @@ def load(path):
         raise UserError("no such file: %s" % path)
     if p.is_dir():
         raise UserError("%s is a directory, not a log" % path)
+    if not p.is_file():
+        raise UserError("%s is not a regular file (a device or a pipe), not a log" % path)
     try:
         with open(p, "rb") as f:
             head = f.read(16)
+            if head == SQLITE_MAGIC:
+                raw = b""
+            else:
+                raw = head + f.read(MAX_LOG_BYTES + 1 - len(head))
     except OSError as err:
         raise UserError("cannot read %s: %s" % (path, err.strerror or err)) from err
     if head == SQLITE_MAGIC:
         return _load_db(path)
+    if len(raw) > MAX_LOG_BYTES:
+        raise UserError("%s is larger than %d MB: not a dicepod log" % (path, MAX_LOG_BYTES >> 20))
     try:
-        text = p.read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise UserError("%s is not a dicepod log (not text, not a database)" % path) from None
-    except OSError as err:
-        raise UserError("cannot read %s: %s" % (path, err.strerror or err)) from None
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if first.startswith("{"):
         records = _load_jsonl(text)
-    elif first.replace(" ", "").startswith("v,dev,seq"):
+    elif _csv_header(first):
         records = _load_csv(text)
     else:
         raise UserError("%s is not a dicepod log (JSON Lines, CSV export or database)" % path)
@@ -211,9 +220,23 @@ def _load_db(path):
 
 def _check(raw, line_no):
     try:
-        return protocol.check_event_dict(raw)
+        obj = protocol.check_event_dict(raw)
+        records.check_bounds(obj)
+        return obj
     except (ValueError, TypeError, KeyError) as err:
-        return Problem(_reason(err), raw.get("dev"), raw.get("game"), raw.get("seq"), line_no)
+        return Problem(
+            _reason(err), _named(raw.get("dev")), _named(raw.get("game")), _named(raw.get("seq")),
+            line_no,
+        )  # fmt: skip
+
+
+def _named(value):
+    """A field of a bad line as it may be shown (a number or a short string, else None)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) < 1 << 64 else None
+    return value[:40]
 
 
 def _reason(err):
@@ -226,7 +249,7 @@ def _load_jsonl(text):
         if not line.strip():
             continue
         try:
-            obj = protocol.parse(line)
+            obj = records.parse_line(line)
         except ValueError as err:
             raw = _loose(line)
             out.append(
@@ -245,37 +268,62 @@ def _load_jsonl(text):
 
 def _loose(line):
     """Best-effort fields of a line that failed the checks (to name it)."""
+    if len(line) > protocol.MAX_LINE:
+        return {}
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(obj, dict):
         return {}
-    return {k: obj.get(k) for k in ("dev", "game", "seq") if isinstance(obj.get(k), (str, int))}
+    return {k: _named(obj.get(k)) for k in ("dev", "game", "seq")}
+
+
+def _csv_header(line):
+    """True for the header of a CSV export (this one's, or the older v,dev,seq,... one)."""
+    names = set(line.replace(" ", "").split(","))
+    return {"seq", "game", "ms", "kind", "data", "prev", "crc", "v"} <= names and bool(
+        names & {"dev", "device"}
+    )
 
 
 def _load_csv(text):
     out = []
     reader = csv.DictReader(io.StringIO(text))
-    for row in reader:
+    rows = iter(reader)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as err:  # a field longer than csv's limit, a NUL byte, ...
+            n = reader.line_num
+            out.append((n, Problem("malformed CSV (%s)" % _reason(err), line=n)))
+            break
         n = reader.line_num
         try:
             raw = {
                 "v": int(row["v"]),
                 "type": "event",
-                "dev": row["dev"],
+                "dev": row["dev"] if "dev" in row else row["device"],
                 "seq": int(row["seq"]),
                 "game": int(row["game"]),
                 "ms": int(row["ms"]),
-                "event": [row["kind"], json.loads(row["data"])],
+                "event": [row["kind"], _json_field(row["data"])],
                 "prev": row["prev"],
                 "crc": row["crc"],
             }
-        except (KeyError, ValueError, TypeError) as err:
+        except (KeyError, ValueError, TypeError, RecursionError, OverflowError) as err:
             out.append((n, Problem("malformed CSV row (%s)" % _reason(err), line=n)))
             continue
         out.append((n, _check(raw, n)))
     return out
+
+
+def _json_field(text):
+    if text is None or len(text) > protocol.MAX_LINE:
+        raise ValueError("data field too long")
+    return json.loads(text)
 
 
 # --- checking ----------------------------------------------------------------------------------

@@ -82,9 +82,12 @@ def _readable(dice):
 def _batch(stream):
     """Read every line first (so bad input writes nothing to stdout), then write the objects."""
     out = []
-    for number, line in enumerate(stream, 1):
-        dice = parse_dice(line.split(), "line %d: " % number)
-        out.append(json.dumps(classify(dice)))
+    try:
+        for number, line in enumerate(stream, 1):
+            dice = parse_dice(line.split(), "line %d: " % number)
+            out.append(json.dumps(classify(dice)))
+    except UnicodeDecodeError:
+        raise UsageError("--batch: stdin is not text (one roll per line: 1 2 3 6 6 4)") from None
     if out:
         sys.stdout.write("\n".join(out) + "\n")
 

@@ -4,6 +4,8 @@ port) on a local address and print it; --open also opens a browser when there is
 import os
 import sys
 
+from dicepod_host import bounds
+
 HELP = "run the real firmware in a browser simulator (a local page; no Pico needed)"
 DEFAULT_PORT = 8765
 
@@ -11,7 +13,10 @@ DEFAULT_PORT = 8765
 def add_arguments(parser):
     """Options: --port, --host, --open."""
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s; 0 = any free)"
+        "--port",
+        type=bounds.integer("--port", 0, 65535),
+        default=DEFAULT_PORT,
+        help="port (default %(default)s; 0 = any free)",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"

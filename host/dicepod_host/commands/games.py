@@ -1,0 +1,82 @@
+"""`dicepod games DB [--device ID] [--mode M] [--league] [--json]`: every logged game's result,
+folded through the same rules the device ran (see dicepod_host.results): device, game, mode,
+start, length, players, winner and scores; --league prints the league table (win rates with 95 %
+intervals) and head-to-head per mode instead."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from dicepod_host import results as engine
+from dicepod_host.store import Store
+
+HELP = "list the games logged, with players, winner and scores (or the league table)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `dicepod games`."""
+    parser.add_argument("db", metavar="DB", help="the dicepod database")
+    parser.add_argument("--device", help="only this device's games")
+    parser.add_argument("--mode", help="only games of this mode")
+    parser.add_argument("--league", action="store_true", help="the league table and head-to-head")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def when(seconds: float | None) -> str:
+    """A receive time as local YYYY-MM-DD HH:MM ('' when unknown)."""
+    if not isinstance(seconds, (int, float)) or not 0 <= seconds < 1e11:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+def selected(store: Store, device: str | None, mode: str | None) -> list[engine.Result]:
+    """The results of the store, filtered."""
+    return [
+        r
+        for r in engine.results_of(store)
+        if (device is None or r.device == device) and (mode is None or r.mode == mode)
+    ]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the games (or the league); return 0."""
+    with Store(args.db, create=False) as store:
+        rows = selected(store, args.device, args.mode)
+    if args.league:
+        table = engine.league(rows)
+        if args.json:
+            print(json.dumps(table, indent=2))
+            return 0
+        for mode, lines in sorted(table["modes"].items()):
+            print("%s: player, played, won, drawn, lost, rate (95 %% interval)" % mode)
+            for r in lines:
+                print(
+                    "  %-20s %4d %4d %4d %4d  %5.1f%% (%.1f-%.1f%%)"
+                    % (r["player"][:20], r["played"], r["won"], r["drawn"], r["lost"],
+                       100 * r["rate"], 100 * r["low"], 100 * r["high"])
+                )  # fmt: skip
+            for h in table["head_to_head"].get(mode, ()):
+                print(
+                    "  %s %d - %d %s (%d drawn)"
+                    % (h["a"], h["a_won"], h["b_won"], h["b"], h["drawn"])
+                )
+        if not table["modes"]:
+            print("no finished games")
+        return 0
+    if args.json:
+        for r in rows:
+            print(json.dumps(r.as_dict()))
+        return 0
+    for r in rows:
+        print(
+            "%s game %d%s %-8s %s %5.0f s  %s  %s%s"
+            % (r.device, r.game, ".%d" % r.play if r.play > 1 else "", r.mode, when(r.started),
+               r.seconds, " v ".join(r.players), r.outcome,
+               "  scores %s" % "-".join(str(s) for s in r.scores) if r.scores else "")
+            + ("" if r.finished else "  (not finished)")
+            + ("  BAD %s" % r.problem if r.problem else "")
+        )  # fmt: skip
+    print("%d game(s)" % len(rows))
+    return 0

@@ -1,0 +1,204 @@
+"""Players and results: scripted games of every mode, journaled and sent as a device would, stored
+in a real SQLite database, then `dicepod games`, `dicepod players`, the league and the export.
+Every winner and score is checked against an independent fold of the same events through the
+rules modules (what the device showed), not against numbers written here."""
+
+import csv
+import io
+import json
+
+import loggen
+import test_orks
+import test_tyranid
+from seeded import Seeded
+
+from dicepod import protocol
+from dicepod.rules import battle, free, orks, tn, tyranid
+from dicepod.settings import Settings
+from dicepod_host import results
+from dicepod_host.cli import main
+from dicepod_host.store import Store
+
+DEV = "d1ce00000000beef"
+
+
+def _with_sets(events, module, values):
+    """A bot's game as the journal holds it: new_game, then a set event per card value."""
+    sets = [("set", (k, v)) for k, v in sorted(values.items())]
+    return [events[0]] + sets + events[1:]
+
+
+def _battle_series(seed):
+    """A whole best-of-three Battle Game series: roll, set aside the first choice or bust, push
+    a hero forward, end the turn; an undo now and then (undone moves are played again)."""
+    rng = Seeded(seed)
+    game = battle.Game(None)
+    events = [("new_game", ("battle",))]
+    game.apply(events[0])
+
+    def play(event):
+        game.apply(event)
+        events.append(event)
+
+    while not game.series_over():
+        if game.phase == battle.OVER:
+            play(battle.next_game(1 - game.player))
+            continue
+        play(battle.roll(game, rng.randbelow))
+        if game.phase == battle.BUST:
+            play(battle.bust())
+        else:
+            play(battle.set_aside(game.choices()[0]))
+            play(battle.actions())
+            for hero in range(battle.HEROES):
+                try:
+                    play(battle.advance(game.player, (hero + rng.randbelow(5)) % 5, 1))
+                    break
+                except ValueError:
+                    continue
+            play(battle.end_turn())
+    return events
+
+
+def _rolloffs(seed, count, players=3):
+    """A Tests game with count roll-offs among players and a few tests between them."""
+    rng = Seeded(seed)
+    game = tn.Game(None)
+    events = [("new_game", ("tests",)), ("set", ("tests.players", players))]
+    for e in events:
+        game.apply(e)
+    done = 0
+    while done < count:
+        event = tn.roll_off(game, rng.randbelow)
+        game.apply(event)
+        events.append(event)
+        if not game.rolloff_in and game.rolloff_winner >= 0:
+            done += 1
+            event = tn.roll(game, 2, rng.randbelow) if game.tn_final else ("tn", (4,))
+            game.apply(event)
+            events.append(event)
+    return events
+
+
+def _db(tmp_path, games):
+    _storage, lines = loggen.build(games, dev=DEV)
+    path = tmp_path / "club.db"
+    with Store(path) as store:
+        for line in lines:
+            store.add_event(protocol.parse(line))
+    return path
+
+
+def _overs(events, module, over):
+    """(result code, fold) at every play's end, by folding the events one by one."""
+    game = module.Game(Settings(module.SETTINGS))
+    out = []
+    was = False
+    for event in events:
+        game.apply(event)
+        now = game.phase == over
+        if now and not was:
+            out.append(game.result)
+        was = now
+    return out, game
+
+
+def test_every_mode_result_against_the_rules_fold(tmp_path, capsys):
+    series = [_battle_series(s) for s in (3, 4)]
+    rolloffs = _rolloffs(5, 4)
+    ty_events = _with_sets(test_tyranid._play(21, 900)[0], tyranid, test_tyranid.CARDS)
+    ork_events = _with_sets(test_orks._play(22, 900)[0], orks, test_orks.CARDS)
+    free_events = loggen.free_game(6, rolls=30)
+    games = series + [rolloffs, ty_events, ork_events, free_events]
+    db = _db(tmp_path, games)
+    assert main(["players", db.as_posix(), DEV, "Ada", "Bo", "Cy"]) == 0
+    capsys.readouterr()
+    assert main(["games", str(db), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    by_mode = {}
+    for row in rows:
+        by_mode.setdefault(row["mode"], []).append(row)
+    # Battle Game: the series winner and totals of the rules' own fold, named.
+    for row, events in zip(by_mode["battle"], series):
+        folded = battle.fold(loggen_effective(events))
+        assert row["finished"] and folded.series_over()
+        assert row["scores"] == folded.totals()
+        won = folded.series_winner()
+        assert row["winner"] == (["Ada", "Bo"][won] if won is not None else None)
+        assert row["players"] == ["Ada", "Bo"]
+    # Tests: roll-offs won per player, as the rules decided each one.
+    game = tn.Game(None)
+    wins = [0, 0, 0]
+    for event in rolloffs:
+        game.apply(event)
+        if event[0] == "rolloff" and not game.rolloff_in:
+            wins[game.rolloff_winner] += 1
+    (row,) = by_mode["tests"]
+    assert row["scores"] == wins and sum(wins) == 4 and row["players"] == ["Ada", "Bo", "Cy"]
+    best = max(wins)
+    assert row["winner"] == (
+        ["Ada", "Bo", "Cy"][wins.index(best)] if wins.count(best) == 1 else None
+    )
+    # Co-op: one record per level or game played, each with the rules' result.
+    codes, _g = _overs(loggen_effective(ty_events), tyranid, tyranid.OVER)
+    finished = [r for r in by_mode["tyranid"] if r["finished"]]
+    assert len(finished) == len(codes) >= 2
+    side = {tyranid.LOSS: "loss", tyranid.DRAW: "draw"}
+    assert [r["result"] for r in finished] == [side.get(c, "win") for c in codes]
+    codes, _g = _overs(loggen_effective(ork_events), orks, orks.OVER)
+    finished = [r for r in by_mode["orks"] if r["finished"]]
+    assert len(finished) == len(codes) >= 2
+    assert [r["result"] for r in finished] == ["win" if c == orks.WON else "loss" for c in codes]
+    assert all(r["players"] == ["Ada", "Bo", "Cy"] for r in finished)
+    # Free roll: the dice rolled, as the rules counted them.
+    folded = free.Game(None)
+    for event in loggen_effective(free_events):
+        folded.apply(event)
+    (row,) = by_mode["free"]
+    assert row["scores"] == [folded.dice] and row["winner"] is None
+    assert all(r["problem"] is None for r in rows)
+    # The league: each battle series counted once per player, wins as the records say.
+    table = results.league(results.fold_results(Store(db).events(), {(DEV, 0): ["Ada", "Bo"]}))
+    battle_rows = {r["player"]: r for r in table["modes"]["battle"]}
+    won = [r["winner"] for r in by_mode["battle"]]
+    assert battle_rows["Ada"]["played"] == 2 and battle_rows["Ada"]["won"] == won.count("Ada")
+    (h2h,) = table["head_to_head"]["battle"]
+    assert (h2h["a_won"], h2h["b_won"]) == (won.count("Ada"), won.count("Bo"))
+    assert (
+        0 <= battle_rows["Ada"]["low"] <= battle_rows["Ada"]["rate"] <= battle_rows["Ada"]["high"]
+    )
+    # The text listing and the league print the same winners.
+    assert main(["games", str(db)]) == 0
+    text = capsys.readouterr().out
+    assert text.count("battle") == 2 and "%d game(s)" % len(rows) in text
+    assert main(["games", str(db), "--league"]) == 0
+    assert "battle: player" in capsys.readouterr().out
+
+
+def loggen_effective(events):
+    """The journal's undo applied to a game's events (as the device's fold sees them)."""
+    from dicepod import journal
+
+    return list(journal.effective(events))
+
+
+def test_export_one_game_per_row_and_real_columns(tmp_path, capsys):
+    db = _db(tmp_path, [_battle_series(7), loggen.free_game(8, rolls=12)])
+    out = tmp_path / "games.csv"
+    assert main(["export", str(db), "--table", "games", "--format", "csv", "-o", str(out)]) == 0
+    table = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert [r["mode"] for r in table] == ["battle", "free"]
+    assert table[0]["player_1"].endswith(":P1") and table[0]["finished"] == "1"
+    folded = battle.fold(loggen_effective(_battle_series(7)))
+    assert [int(table[0]["score_1"]), int(table[0]["score_2"])] == folded.totals()
+    events = tmp_path / "events.csv"
+    assert main(["export", str(db), "--format", "csv", "-o", str(events)]) == 0
+    rows = list(csv.DictReader(io.StringIO(events.read_text())))
+    roll = next(r for r in rows if r["kind"] == "roll")
+    assert roll["mode"] == "battle" and roll["received"][:2] == "20"
+    assert [roll["value_%d" % i] for i in range(1, 7)] == [str(v) for v in json.loads(roll["data"])]
+    capsys.readouterr()
+    assert main(["verify", str(events)]) == 0  # the CSV export still verifies
+    jsonl = tmp_path / "games.jsonl"
+    assert main(["export", str(db), "--table", "games", "-o", str(jsonl)]) == 0
+    assert [json.loads(x)["mode"] for x in jsonl.read_text().splitlines()] == ["battle", "free"]
