@@ -20,6 +20,62 @@ from dicepod.settings import Settings
 from dicepod_host.verify import Problem, effective_pairs, fresh_faces
 
 FAIR_DF = 5
+SUM_DICE = 6  # sums of 2..SUM_DICE dice rolled together are compared with their exact odds
+Z95 = 1.959963984540054  # two-sided 95 %
+
+
+def count_band(n, p):
+    """The 95 % band of a count with n trials of chance p (normal approximation)."""
+    sd = math.sqrt(n * p * (1 - p))
+    return max(0.0, n * p - Z95 * sd), n * p + Z95 * sd
+
+
+def rate_band(n, p):
+    """The 95 % band of a rate over n trials of chance p ((0, 1) when n is 0)."""
+    if n <= 0:
+        return 0.0, 1.0
+    sd = math.sqrt(p * (1 - p) / n)
+    return max(0.0, p - Z95 * sd), min(1.0, p + Z95 * sd)
+
+
+def two_sided_p(z):
+    """P(|Z| >= |z|) for a standard normal Z."""
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def sum_odds(n):
+    """Exact P(sum of n fair dice = s) for s in n..6n, as a list of floats (index s - n)."""
+    ways = [1]
+    for _ in range(n):
+        nxt = [0] * (len(ways) + 5)
+        for i, w in enumerate(ways):
+            for f in range(6):
+                nxt[i + f] += w
+        ways = nxt
+    total = 6**n
+    return [w / total for w in ways]
+
+
+def pooled_chi_square(observed, probs, total, least=5.0):
+    """Chi-square of counts against probabilities, neighbouring bins pooled until each expects
+    at least `least`; return (chi2, df) (df 0 when fewer than two bins remain)."""
+    bins = []
+    o_acc = e_acc = 0.0
+    for o, p in zip(observed, probs):
+        o_acc += o
+        e_acc += p * total
+        if e_acc >= least:
+            bins.append([o_acc, e_acc])
+            o_acc = e_acc = 0.0
+    if e_acc or o_acc:
+        if bins:
+            bins[-1][0] += o_acc
+            bins[-1][1] += e_acc
+        else:
+            bins.append([o_acc, e_acc])
+    if len(bins) < 2:
+        return 0.0, 0
+    return chi_square([b[0] for b in bins], [b[1] for b in bins]), len(bins) - 1
 
 
 # --- exact statistics helpers ---------------------------------------------------------------
@@ -104,6 +160,8 @@ class Stats:
         self.bust_expected = 0.0
         self.bust_variance = 0.0
         self.tests = {}  # final TN -> [dice, successes]
+        self.sums = {}  # N -> {sum of the N dice one event rolled: count}, N in 2..SUM_DICE
+        self.device_faces = {}  # device -> faces[1..6]
         self.skipped = []  # notes: games that could not be folded
 
     def add_game(self, device, game_id, mode, pairs):
@@ -111,10 +169,19 @@ class Stats:
         self.games += 1
         self.events += len(pairs)
         self.modes[mode] = self.modes.get(mode, 0) + 1
+        own = self.device_faces.setdefault(device, [0] * 7)
         for _seq, event in pairs:
-            for face in fresh_faces(mode, event):
-                if isinstance(face, int) and 1 <= face <= 6:
+            rolled = fresh_faces(mode, event)
+            good = 0
+            for face in rolled:
+                if isinstance(face, int) and not isinstance(face, bool) and 1 <= face <= 6:
                     self.faces[face] += 1
+                    own[face] += 1
+                    good += 1
+            if 2 <= good == len(rolled) <= SUM_DICE:
+                counts = self.sums.setdefault(good, {})
+                total = sum(rolled)
+                counts[total] = counts.get(total, 0) + 1
         if mode == "battle":
             self._battle(device, game_id, pairs)
         elif mode == "tests":
@@ -182,37 +249,32 @@ class Stats:
 
     def report(self):
         """Return the statistics as a JSON-able dict."""
-        total = sum(self.faces[1:])
         out = {"games": self.games, "events": self.events, "modes": dict(self.modes)}
-        faces = {"counts": self.faces[1:], "dice": total}
-        if total:
-            chi2 = chi_square(self.faces[1:], [total / 6.0] * 6)
-            faces.update(chi_square=chi2, df=FAIR_DF, p_value=p_value(chi2, FAIR_DF))
-            faces["fair_at_1pc"] = faces["p_value"] >= 0.01
-        out["faces"] = faces
+        out["faces"] = _faces(self.faces[1:])
+        out["devices"] = {d: _faces(f[1:]) for d, f in sorted(self.device_faces.items())}
+        sums = []
+        for n in sorted(self.sums):
+            counts = self.sums[n]
+            rolls = sum(counts.values())
+            probs = sum_odds(n)
+            observed = [counts.get(s, 0) for s in range(n, 6 * n + 1)]
+            chi2, df = pooled_chi_square(observed, probs, rolls)
+            sums.append(
+                {"dice": n, "rolls": rolls, "sums": list(range(n, 6 * n + 1)),
+                 "counts": observed, "exact": probs,
+                 "bands": [list(count_band(rolls, p)) for p in probs],
+                 "chi_square": chi2, "df": df, "p_value": p_value(chi2, df) if df else None}
+            )  # fmt: skip
+        out["sums"] = sums
         if self.battle_rolls or self.bust_trials:
             kind_p, bust_p = _battle_roll_odds()
             rows = []
             for i, name in enumerate(scoring.KINDS):
                 rows.append(
-                    {
-                        "kind": name,
-                        "observed": self.battle_kinds[i],
-                        "rate": self.battle_kinds[i] / self.battle_rolls
-                        if self.battle_rolls
-                        else None,
-                        "exact": kind_p[i],
-                    }
+                    _rate_row("kind", name, self.battle_kinds[i], self.battle_rolls, kind_p[i])
                 )
             rows.append(
-                {
-                    "kind": "bust",
-                    "observed": self.battle_roll_busts,
-                    "rate": self.battle_roll_busts / self.battle_rolls
-                    if self.battle_rolls
-                    else None,
-                    "exact": bust_p,
-                }
+                _rate_row("kind", "bust", self.battle_roll_busts, self.battle_rolls, bust_p)
             )
             sd = math.sqrt(self.bust_variance) if self.bust_variance else 0.0
             out["battle"] = {
@@ -230,19 +292,44 @@ class Stats:
             for tn in sorted(self.tests):
                 n, hits = self.tests[tn]
                 num, den = tests_rules.p_success(tn)
-                rows.append(
-                    {
-                        "tn": tn,
-                        "dice": n,
-                        "successes": hits,
-                        "rate": hits / n if n else None,
-                        "exact": num / den,
-                    }
-                )
+                row = _rate_row("tn", tn, hits, n, num / den)
+                row.update(dice=n, successes=hits)
+                rows.append(row)
             out["tests"] = rows
         if self.skipped:
             out["notes"] = self.skipped[:50]
         return out
+
+
+def _faces(counts):
+    """Face counts with their fair expectation, 95 % bands and the chi-square test."""
+    total = sum(counts)
+    faces = {"counts": list(counts), "dice": total}
+    if total:
+        chi2 = chi_square(counts, [total / 6.0] * 6)
+        faces.update(chi_square=chi2, df=FAIR_DF, p_value=p_value(chi2, FAIR_DF))
+        faces["fair_at_1pc"] = faces["p_value"] >= 0.01
+        faces["expected"] = total / 6.0
+        faces["band"] = list(count_band(total, 1 / 6.0))
+    return faces
+
+
+def _rate_row(key, value, hits, n, exact):
+    """A rate against its exact chance: the 95 % band a fair device's rate falls in, and the
+    two-sided p-value of the difference (normal approximation)."""
+    low, high = rate_band(n, exact)
+    sd = math.sqrt(exact * (1 - exact) / n) if n else 0.0
+    z = (hits / n - exact) / sd if n and sd else None
+    return {
+        key: value,
+        "observed": hits,
+        "trials": n,
+        "rate": hits / n if n else None,
+        "exact": exact,
+        "band": [low, high],
+        "z": z,
+        "p_value": two_sided_p(z) if z is not None else None,
+    }
 
 
 def collect(records, mode=None, device=None):
