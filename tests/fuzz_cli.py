@@ -44,8 +44,12 @@ from dicepod import journal, protocol  # noqa: E402
 from dicepod_host import cli  # noqa: E402
 from dicepod_host.store import Store  # noqa: E402
 
-STOP_AFTER = 2.0  # seconds: the Ctrl-C for a verb that runs until stopped
+STOP_AFTER = 1.0  # seconds: the Ctrl-C for a verb that runs until stopped
 BOUND = 12.0  # seconds: past this a run is a failure
+# deploy compiles the firmware, then gives a silent port its 30 s call timeout.
+BOUNDS = {"deploy": 45.0}
+# Values every option of a verb that runs until stopped is tried with (the rest: a sample).
+MUST = ("nan", "inf", "-1", "99999", "9" * 5000, "")
 # The verbs that run until Ctrl-C by design (a server, the logger, a lingering emulator).
 UNTIL_STOPPED = {"sim", "dash", "log", "emulate"}
 NUMBERS = ["nan", "inf", "-inf", "-1", "0", "1", "65536", "99999", str(2**63), "1e300",
@@ -235,7 +239,10 @@ def cases(files, seed=1, mixed=150):
             if a.nargs == 0:
                 out.append(words + base + required + [flag])
                 continue
-            for value in _option_values(a, files, rng):
+            values = _option_values(a, files, rng)
+            if words[0] in UNTIL_STOPPED or words[0] == "deploy":
+                values = [v for v in values if v in MUST] + rng.sample(values, min(6, len(values)))
+            for value in values:
                 rest = [x for i, x in enumerate(required) if not (
                     x == flag or (i and required[i - 1] == flag))]  # fmt: skip
                 out.append(words + base + rest + [flag, value])
@@ -271,8 +278,9 @@ def _run(argv):
 
     if verb in UNTIL_STOPPED:
         timers.append(threading.Timer(STOP_AFTER, ctrl_c))
+    bound = BOUNDS.get(verb, BOUND)
     old = signal.signal(signal.SIGALRM, past_bound)
-    signal.setitimer(signal.ITIMER_REAL, BOUND)
+    signal.setitimer(signal.ITIMER_REAL, bound)
     for t in timers:
         t.start()
     out, err = io.StringIO(), io.StringIO()
@@ -289,7 +297,7 @@ def _run(argv):
         outcome = "stopped" if stopped else "ok"
         detail = "exit %s" % code
     except PastBound:
-        outcome, detail = "bound", "still running after %.0f s" % BOUND
+        outcome, detail = "bound", "still running after %.0f s" % bound
     except KeyboardInterrupt:
         outcome, detail = "stopped", "interrupted"
     except BaseException:

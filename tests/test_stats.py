@@ -53,3 +53,41 @@ def test_a_loaded_die_is_not_fair(tmp_path, capsys):
     path.write_bytes(b"".join(lines))
     assert main(["stats", str(path)]) == 0
     assert "NOT fair" in capsys.readouterr().out
+
+
+def test_sums_bands_and_tests_against_brute_force(tmp_path, capsys):
+    import itertools
+
+    # The exact sum distributions against counting every outcome.
+    for n in (2, 3, 4):
+        ways = [0] * (5 * n + 1)
+        for faces in itertools.product(range(1, 7), repeat=n):
+            ways[sum(faces) - n] += 1
+        assert [round(p * 6**n) for p in stats.sum_odds(n)] == ways
+    from dicepod import journal
+
+    games = [loggen.free_game(4, 120), loggen.tests_game(5, 80)]
+    _storage, lines = loggen.build(games)
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert main(["stats", str(path), "--json", "--png", str(tmp_path / "png")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # Sums of N dice: counted from the same events, every fresh roll of N dice once.
+    by_n = {}
+    for events in games:
+        for kind, data in journal.effective(events):  # undo applied, as the device folds
+            if kind == "roll" and 2 <= len(data) <= 6:
+                by_n.setdefault(len(data), []).append(sum(data))
+    assert {row["dice"] for row in report["sums"]} == set(by_n)
+    for row in report["sums"]:
+        assert row["counts"] == [by_n[row["dice"]].count(s) for s in row["sums"]]
+        assert sum(row["counts"]) == row["rolls"] and math.isclose(sum(row["exact"]), 1.0)
+        for q, (low, high) in zip(row["exact"], row["bands"]):
+            assert low <= q * row["rolls"] <= high
+    faces = report["faces"]
+    assert faces["band"][0] < faces["expected"] < faces["band"][1]
+    for row in report["tests"]:
+        assert row["band"][0] <= row["exact"] <= row["band"][1] and 0 <= row["p_value"] <= 1
+        assert row["trials"] == row["dice"]
+    assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["faces.png", "sums.png",
+                                                                    "tests.png"]  # fmt: skip

@@ -365,8 +365,27 @@ def _finish(stats, device, current, mode):
 # --- charts --------------------------------------------------------------------------------------
 
 
+def _band_bars(ax, xs, observed, expected, bands, width=0.6):
+    """Observed bars, the expected value as a line per bar, its 95 % band shaded behind."""
+    from matplotlib.patches import Rectangle
+
+    observed = [0 if o is None else o for o in observed]
+    for x, e, (low, high) in zip(xs, expected, bands):
+        ax.add_patch(Rectangle((x - width / 2, low), width, high - low, color="#f3c7c2", zorder=1))
+        ax.plot([x - width / 2, x + width / 2], [e, e], color="#c0392b", linewidth=2, zorder=3)
+    ax.bar(list(xs), observed, width=width / 2, color="#4a7ab5", zorder=2, label="logged")
+    ax.plot([], [], color="#c0392b", linewidth=2, label="exact (fair dice)")
+    ax.add_patch(Rectangle((0, 0), 0, 0, color="#f3c7c2", label="95 % band"))
+    ax.set_ylim(0, max(list(observed) + [b[1] for b in bands] + [1e-9]) * 1.15)
+
+
+def _p(value):
+    return "-" if value is None else ("< 0.001" if value < 0.001 else "%.3f" % value)
+
+
 def charts(report, directory):
-    """Write PNG charts of a report into directory; return the paths written."""
+    """Write PNG charts of a report into directory; return the paths written. Every chart names
+    its sample size, shades the 95 % band of what fair dice give and states its test."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -377,41 +396,62 @@ def charts(report, directory):
     faces = report["faces"]
     if faces["dice"]:
         fig, ax = plt.subplots(figsize=(6, 4))
-        ax.bar(range(1, 7), faces["counts"], color="#4a7ab5", label="rolled")
-        ax.axhline(faces["dice"] / 6.0, color="#c0392b", linestyle="--", label="fair die")
+        _band_bars(ax, range(1, 7), faces["counts"], [faces["expected"]] * 6, [faces["band"]] * 6)
         ax.set_xlabel("face")
         ax.set_ylabel("count")
         ax.set_title(
-            "%d dice: chi-square %.2f, p = %.3f"
-            % (faces["dice"], faces["chi_square"], faces["p_value"])
+            "Faces of n = %d dice: chi-square %.2f (%d df), p = %s"
+            % (faces["dice"], faces["chi_square"], faces["df"], _p(faces["p_value"]))
         )
-        ax.legend()
+        ax.legend(loc="lower right", fontsize=8)
         written.append(_save(fig, plt, directory / "faces.png"))
+    sums = report.get("sums", [])
+    if sums:
+        fig, axes = plt.subplots(len(sums), 1, figsize=(7, 2.6 * len(sums)), squeeze=False)
+        for ax, row in zip(axes[:, 0], sums):
+            expected = [q * row["rolls"] for q in row["exact"]]
+            _band_bars(ax, row["sums"], row["counts"], expected, row["bands"])
+            ax.set_title(
+                "Sum of %d dice, n = %d rolls: chi-square %.2f (%d df), p = %s"
+                % (row["dice"], row["rolls"], row["chi_square"], row["df"], _p(row["p_value"])),
+                fontsize=10,
+            )
+            ax.set_ylabel("rolls")
+        axes[0, 0].legend(loc="upper right", fontsize=8)
+        axes[-1, 0].set_xlabel("sum")
+        written.append(_save(fig, plt, directory / "sums.png"))
     if "battle" in report and report["battle"]["battle_rolls"]:
         rows = report["battle"]["kinds"]
         fig, ax = plt.subplots(figsize=(7, 4))
-        xs = range(len(rows))
-        ax.bar([x - 0.2 for x in xs], [r["rate"] for r in rows], width=0.4, label="logged")
-        ax.bar([x + 0.2 for x in xs], [r["exact"] for r in rows], width=0.4, label="exact")
-        ax.set_xticks(list(xs))
+        _band_bars(ax, range(len(rows)), [r["rate"] for r in rows], [r["exact"] for r in rows],
+                   [r["band"] for r in rows])  # fmt: skip
+        ax.set_xticks(list(range(len(rows))))
         ax.set_xticklabels([r["kind"].replace("_", " ") for r in rows])
         ax.set_ylabel("share of Battle Rolls")
+        busts = report["battle"]["busts"]
         ax.set_title(
-            "Battle Rolls (%d): scoring rolls and busts" % report["battle"]["battle_rolls"]
-        )
-        ax.legend()
+            "Battle Rolls, n = %d: scoring rolls and busts\nbusts over n = %d rolls and re-rolls:"
+            " %d, expected %.1f (z = %s)"
+            % (report["battle"]["battle_rolls"], busts["trials"], busts["observed"],
+               busts["expected"], "-" if busts["z"] is None else "%.2f" % busts["z"]),
+            fontsize=10,
+        )  # fmt: skip
+        ax.legend(fontsize=8)
         written.append(_save(fig, plt, directory / "battle.png"))
     if "tests" in report:
         rows = report["tests"]
         fig, ax = plt.subplots(figsize=(6, 4))
-        xs = range(len(rows))
-        ax.bar([x - 0.2 for x in xs], [r["rate"] for r in rows], width=0.4, label="logged")
-        ax.bar([x + 0.2 for x in xs], [r["exact"] for r in rows], width=0.4, label="exact")
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels(["%d+" % r["tn"] for r in rows])
+        _band_bars(ax, range(len(rows)), [r["rate"] for r in rows], [r["exact"] for r in rows],
+                   [r["band"] for r in rows])  # fmt: skip
+        ax.set_xticks(list(range(len(rows))))
+        ax.set_xticklabels(
+            ["%d+\nn=%d\np=%s" % (r["tn"], r["dice"], _p(r["p_value"])) for r in rows]
+        )
         ax.set_ylabel("success rate per die")
-        ax.set_title("Tests: success rate by Target Number")
-        ax.legend()
+        ax.set_title(
+            "Tests: success rate by Target Number (n = %d dice)" % sum(r["dice"] for r in rows)
+        )
+        ax.legend(fontsize=8)
         written.append(_save(fig, plt, directory / "tests.png"))
     return written
 
