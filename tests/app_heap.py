@@ -47,7 +47,7 @@ def record(sessions=EVERY_MODE, rounds=1, history=False):
             app_sessions.menu(app, "History")
             app_sessions.press(app, 8)
         marks.append(len(ticks))
-    return bytes(ticks), app.storage.journal(), marks
+    return bytes(ticks), app.board.storage.journal(), marks
 
 
 def build_mpy(out):

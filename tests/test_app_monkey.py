@@ -21,10 +21,10 @@ def test_random_presses_never_crash_and_resume(seed):
         app.board.buttons.queue.append(_CODES[rng.randbelow(len(_CODES))])
         app.tick(20)
         assert not app.crashes, (step, getattr(app.stack[-1], "lines", None))
-    assert app.journal.seq > 60
-    again = App(Board(storage=app.storage, seed=seed))
+    assert app.session.journal.seq > 60
+    again = App(Board(storage=app.board.storage, seed=seed))
     again.start()
-    assert again.mode == app.mode and again.moves == app.moves
-    state = getattr(app.game, "state", None)
+    assert again.session.mode == app.session.mode and again.session.moves == app.session.moves
+    state = getattr(app.session.game, "state", None)
     if state is not None:
-        assert again.game.state() == state()
+        assert again.session.game.state() == state()

@@ -9,6 +9,7 @@ import binascii
 import app_sessions
 from app_board import Board, LineStorage
 
+from dicepod import ram
 from dicepod.app import App
 
 
@@ -17,7 +18,7 @@ def _session_journal():
     app.start()
     app_sessions.tests_session(app)
     app_sessions.battle_session(app, games=1)
-    return app.storage.journal()
+    return app.board.storage.journal()
 
 
 def _start(data):
@@ -28,11 +29,11 @@ def _start(data):
 
 
 def _fingerprint(app):
-    state = getattr(app.game, "state", None)
+    state = getattr(app.session.game, "state", None)
     return (
-        app.mode,
-        app.moves,
-        app.last_event,
+        app.session.mode,
+        app.session.moves,
+        app.session.last_event,
         state() if state else None,
         type(app.stack[-1]).__name__,
         binascii.crc32(bytes(app.board.display.buffer)),
@@ -42,7 +43,7 @@ def _fingerprint(app):
 def test_power_cut_at_every_byte_keeps_exactly_the_completed_events(monkeypatch):
     # Thousands of restarts in one process: keep the mode's modules loaded between them (the
     # app unloads them to save RAM on the device; re-importing would only cost time here).
-    monkeypatch.setattr(App, "unload_mode", lambda self: None)
+    monkeypatch.setattr(ram, "unload", lambda kept=(): None)
     journal = _session_journal()
     assert len(journal) > 6000 and journal.count(b"\n") > 120
     boundaries = [0]
@@ -52,7 +53,7 @@ def test_power_cut_at_every_byte_keeps_exactly_the_completed_events(monkeypatch)
     reference = {}
     for count, boundary in enumerate(boundaries):
         app, _storage = _start(journal[:boundary])
-        assert app.journal.seq == count
+        assert app.session.journal.seq == count
         reference[boundary] = _fingerprint(app)
     line = 0
     for offset in range(len(journal) + 1):
@@ -61,5 +62,5 @@ def test_power_cut_at_every_byte_keeps_exactly_the_completed_events(monkeypatch)
         kept = boundaries[line]
         app, storage = _start(journal[:offset])
         assert storage.journal() == journal[:kept], offset  # the torn line is cut, no more
-        assert app.journal.seq == line, offset
+        assert app.session.journal.seq == line, offset
         assert _fingerprint(app) == reference[kept], offset

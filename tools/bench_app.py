@@ -39,7 +39,7 @@ _ABOVE_KB = (1, 2, 4, 8, 16, 32)
 # passing screens'), each group imported after the boot ones in a fresh interpreter.
 _BOOT = (
     "dicepod.journal dicepod.settings dicepod.rules.modes dicepod.ui.screen dicepod.ui.draw "
-    "dicepod.ui.lists dicepod.app dicepod.drivers.storage"
+    "dicepod.ui.lists dicepod.ram dicepod.session dicepod.app dicepod.drivers.storage"
 )
 _GROUPS = (
     "dicepod.rules.free dicepod.ui.free",

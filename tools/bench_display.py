@@ -177,9 +177,9 @@ def series(seed, out):
         b.display.show = counted_show
 
     def press(code):
-        game = a.game
+        game = a.session.game
         phase = game.phase if game is not None else None
-        a.last_event = None
+        a.session.last_event = None
         cost[0] = 0
         if not NULL:
             i2c.clear()
@@ -191,14 +191,14 @@ def series(seed, out):
         else:
             assert oled.image() == b.display.buffer
             spent = i2c.wire_bytes()
-        event = a.last_event
+        event = a.session.last_event
         what = "other"
         if event is None:
             if code != OK:
                 what = "browse"
         else:
             kind = event[0]
-            busted = a.game.phase == "bust"
+            busted = a.session.game.phase == "bust"
             if kind == "roll" or kind == "reroll":
                 if busted:
                     what = "bust"
@@ -209,7 +209,7 @@ def series(seed, out):
                 else:
                     what = "all-out"  # all six again after ALL OUT!: the banner goes
             elif kind == "set_aside":
-                what = "all-out" if a.game.all_out else "set aside"
+                what = "all-out" if a.session.game.all_out else "set aside"
             elif kind == "bust":
                 what = "after bust"
         out.setdefault(what, []).append(spent)
@@ -218,7 +218,7 @@ def series(seed, out):
     for _ in range(3000):
         top = a.stack[-1]
         name = type(top).__name__
-        game = a.game
+        game = a.session.game
         if name == "BattleScreen":
             phase = game.phase
             if phase == "over" and game.series_over():

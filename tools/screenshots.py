@@ -92,8 +92,8 @@ def main(argv):
     app = App(Board(seed=1))
     app.start()
     press(app, OK)  # Battle Game
-    app.play(("roll", (1, 2, 3, 4, 5, 6)))
-    app.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))
+    app.session.play(("roll", (1, 2, 3, 4, 5, 6)))
+    app.session.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))
     app.redraw()
     shots.take(app, "battle_all_out")
 

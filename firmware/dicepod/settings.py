@@ -67,11 +67,6 @@ class Settings:
             raise KeyError(key)
         return self.at(index)
 
-    def has(self, key):
-        """Return True when key has a value (default or entered)."""
-        index = spec_index(self.specs, key)
-        return index >= 0 and self.slots[index] is not None
-
     def set(self, key, value):
         """Set key to an int inside its range; raise ValueError otherwise."""
         index = spec_index(self.specs, key)
@@ -83,23 +78,10 @@ class Settings:
                 raise ValueError("%s must be %d..%d" % (key, spec[2], spec[3]))
         self.slots[index] = value
 
-    def missing(self, keys=None):
-        """Return the keys (of keys, or all) that still need a value from the player."""
-        if keys is None:
-            keys = sorted([spec[0] for spec in self.specs])
-        return [k for k in keys if not self.has(k)]
-
-    def to_bytes(self):
-        """Encode the values as one JSON line with sorted keys (same bytes on both interpreters)."""
-        values = self.values
-        parts = []
-        for key in sorted(values):
-            parts.append("%s:%s" % (json.dumps(key), json.dumps(values[key])))
-        return ("{" + ",".join(parts) + "}\n").encode()
-
     @staticmethod
     def decode(data):
-        """Decode bytes from to_bytes into a dict; raise ValueError when corrupt."""
+        """Decode the settings file's bytes (dicepod.session.encode_settings) into a dict; raise
+        ValueError when corrupt."""
         try:
             values = json.loads(data)
         except ValueError:

@@ -81,7 +81,7 @@ def main(argv):
             app.tick(20)
         keys.next = 0
         app.tick(20)
-        print("ticks %d events %d" % (app.ms // 20 - 1, app.journal.seq))
+        print("ticks %d events %d" % (app.session.ms // 20 - 1, app.session.journal.seq))
     if hasattr(gc, "mem_free"):
         print("heap free %d" % gc.mem_free())
 

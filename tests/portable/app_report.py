@@ -53,7 +53,7 @@ def run(app, buttons, marks=""):
     app.tick(20)
     gc.collect()
     end = _alloc()
-    print("ticks %d events %d" % (app.ms // 20 - 1, app.journal.seq))
+    print("ticks %d events %d" % (app.session.ms // 20 - 1, app.session.journal.seq))
     print("heap after boot %d" % boot)
     for i in range(len(at_marks)):
         print("heap at mark %d %d" % (i + 1, at_marks[i]))

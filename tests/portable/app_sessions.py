@@ -72,7 +72,7 @@ def battle_session(app, snap=_nothing, games=3):
     steps = 0
     while steps < 2000:
         steps += 1
-        game = app.game
+        game = app.session.game
         phase = game.phase
         if phase == "over":
             once("battle_win")
@@ -186,10 +186,10 @@ def tyranid_session(app, snap=_nothing):
     act(app, "Level 3")
     press(app, LONG_DOWN, OK)
     snap("tyranid_placing")
-    while app.game.phase == 1:
+    while app.session.game.phase == 1:
         act(app, "Draw counter")
     _tyranid_play(app, snap, 300)
-    if app.game.phase == 2:
+    if app.session.game.phase == 2:
         act(app, "Result: win")
     snap("tyranid_over")
 
@@ -197,10 +197,10 @@ def tyranid_session(app, snap=_nothing):
 def _tyranid_play(app, snap, limit):
     shots = {}
     steps = 0
-    while app.game.phase == 2 and steps < limit:
+    while app.session.game.phase == 2 and steps < limit:
         steps += 1
         answer(app, snap)
-        game = app.game
+        game = app.session.game
         labels = [a[0] for a in app.stack[-1].actions]
         if "Exit tile count" in labels:
             act(app, "Exit tile count")
@@ -224,7 +224,7 @@ def _tyranid_play(app, snap, limit):
                 if "attack" not in shots:
                     shots["attack"] = 1
                     snap("tyranid_attack")
-            if app.game.phase == 2 and app.game.current >= 0:
+            if app.session.game.phase == 2 and app.session.game.current >= 0:
                 act(app, "End turn")
         else:
             act(app, "Place Tyranid")
@@ -245,7 +245,7 @@ def orks_session(app, snap=_nothing, rounds=40):
     menu(app, "orks")
     snap("orks_setup")
     act(app, "Novice", snap)
-    while app.game.phase == 0:
+    while app.session.game.phase == 0:
         act(app, "Novice", snap)
     shots = {}
 
@@ -255,9 +255,9 @@ def orks_session(app, snap=_nothing, rounds=40):
             snap(name)
 
     steps = 0
-    while app.game.phase != 4 and app.game.round <= rounds and steps < 3000:
+    while app.session.game.phase != 4 and app.session.game.round <= rounds and steps < 3000:
         steps += 1
-        game = app.game
+        game = app.session.game
         labels = [a[0] for a in app.stack[-1].actions]
         if "Add Ork" in labels:
             act(app, "Add Ork")
@@ -270,7 +270,7 @@ def orks_session(app, snap=_nothing, rounds=40):
                 act(app, "Attack")
                 confirm_picks(app, "OrksScreen", snap)
                 once("orks_attack")
-                if app.game.phase == 4:
+                if app.session.game.phase == 4:
                     break
             if game.round == 2 and game.current == 1:
                 act(app, "Heal 1 (start)")
@@ -346,6 +346,6 @@ def journal_kinds(app):
     from dicepod import journal
 
     kinds = []
-    for _offset, entry, _body in journal.read_entries(app.storage):
+    for _offset, entry, _body in journal.read_entries(app.board.storage):
         kinds.append(entry[3][0])
     return kinds

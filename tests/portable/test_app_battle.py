@@ -19,7 +19,7 @@ def test_battle_session_plays_best_of_three():
         assert kind in kinds, kind
     assert kinds.count("next_game") == 2
     assert kinds[-1] == "undo"
-    game = app.game
+    game = app.session.game
     # the last event (the winning end_turn) was undone: back in the Battle Actions
     assert game.phase == "actions" and len(game.results) == 2
     names = [s[0] for s in shots]
@@ -46,12 +46,12 @@ def test_a_roll_redraws_only_the_dice_marks_and_the_roll_lines():
     menu(app, "battle")
     rolls = rerolls = 0
     for _ in range(300):
-        phase = app.game.phase
+        phase = app.session.game.phase
         if phase == "actions":
             break
         before = screen_bytes(app)
         press(app, OK)  # roll, set aside the first choice, push luck with the best keep
-        if app.game.phase != "choose" or phase == "choose":
+        if app.session.game.phase != "choose" or phase == "choose":
             continue
         changed = _pages(before, screen_bytes(app))
         if phase == "roll":
@@ -71,12 +71,12 @@ def test_all_six_again_after_all_out():
     app = App(Board(seed=1))
     app.start()
     menu(app, "battle")
-    app.change_setting("battle.all_out_effect", 1)
-    app.play(("roll", (1, 2, 3, 4, 5, 6)))
-    app.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))
+    app.session.change_setting("battle.all_out_effect", 1)
+    app.session.play(("roll", (1, 2, 3, 4, 5, 6)))
+    app.session.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))
     assert app.stack[-1].banner == "ALL OUT!"
     press(app, OK)
-    assert app.game.phase == "choose" and len(app.stack[-1].faces) == 6
+    assert app.session.game.phase == "choose" and len(app.stack[-1].faces) == 6
     assert app.stack[-1].lines[2] == "Aside L6 1-5"
 
 

@@ -18,7 +18,7 @@ def test_free_session_rolls_and_self_test():
     assert kinds[0] == "new_game"
     assert kinds.count("roll") == 7 and kinds.count("undo") == 1
     assert kinds.count("selftest") == 1
-    game = app.game
+    game = app.session.game
     assert game.rolls == 6  # one undone
     assert game.tests == 1 and game.last_test[0] == 600
     assert sum(game.counts) == game.dice

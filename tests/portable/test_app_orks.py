@@ -17,7 +17,7 @@ def test_orks_session_to_the_end():
     assert "crash" not in kinds
     for kind in ("start", "add", "next", "attack", "hit", "damage", "heal", "supply", "set"):
         assert kind in kinds, kind
-    game = app.game
+    game = app.session.game
     assert game.phase == 4  # over
     assert game.result == 1  # the Terminators won
 

@@ -20,10 +20,10 @@ def _resumes_identically(app):
 
     expected = screen_bytes(app)
     name = top(app)
-    storage = app.storage
+    storage = app.board.storage
     seed = app.board.rng.state
     del app.stack[:]
-    app.game = None
+    app.session.game = None
     gc.collect()
     again = _app(storage, seed=seed)
     assert top(again) == name, (top(again), name)
@@ -36,18 +36,18 @@ def test_resume_battle_at_every_phase():
     menu(app, "battle")
     checked = {}
     for _ in range(120):
-        phase = app.game.phase  # no local reference to a game: a reset must free its code
+        phase = app.session.game.phase  # no local reference to a game: a reset must free its code
         if phase == "actions":
             press(app, OK)  # Heroes
             press(app, OK, UP, UP, OK)  # hero 1 advances twice
             while app.stack[-1].cursor != 5:
                 press(app, DOWN)
             press(app, OK)
-        elif phase == "decide" and len(app.game.aside) >= 2:
+        elif phase == "decide" and len(app.session.game.aside) >= 2:
             press(app, UP, OK)  # stop: Battle Actions
         else:
             press(app, OK)
-        phase = app.game.phase
+        phase = app.session.game.phase
         if top(app) == "BattleScreen" and app.toast is None and phase not in checked:
             app = _resumes_identically(app)  # carry on with the reset device
             checked[phase] = 1

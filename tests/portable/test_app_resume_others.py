@@ -34,10 +34,10 @@ def _resumes_identically(app):
 
     expected = screen_bytes(app)
     name = top(app)
-    storage = app.storage
+    storage = app.board.storage
     seed = app.board.rng.state
     del app.stack[:]
-    app.game = None
+    app.session.game = None
     gc.collect()
     again = _app(storage, seed=seed)
     assert top(again) == name, (top(again), name)

@@ -33,16 +33,16 @@ def test_undo_everywhere_refolds():
     app = _app()
     menu(app, "free")
     press(app, OK, OK, OK)
-    assert app.game.rolls == 3
+    assert app.session.game.rolls == 3
     press(app, LONG_BACK)
-    assert app.game.rolls == 2
+    assert app.session.game.rolls == 2
     assert app.toast == "Undone"
     kinds = journal_kinds(app)
     assert kinds[-1] == "undo"
     press(app, LONG_BACK, LONG_BACK, LONG_BACK)
-    assert app.game.rolls == 0
+    assert app.session.game.rolls == 0
     assert app.toast == "Nothing to undo"  # never past the game's start
-    assert app.game.settings.get("free.dice") == 6
+    assert app.session.game.settings.get("free.dice") == 6
 
 
 def test_corrupt_settings_fall_back_to_defaults_with_a_message():
@@ -50,7 +50,7 @@ def test_corrupt_settings_fall_back_to_defaults_with_a_message():
     app = _app(storage)
     assert top(app) == "Message"
     assert "Settings corrupt: defaults" in " ".join(app.stack[-1].lines)
-    assert app.values == {}
+    assert app.session.values == {}
     press(app, OK)
     assert top(app) == "MainMenu"
     # out-of-range and wrong-type values: dropped, the rest kept
@@ -58,9 +58,9 @@ def test_corrupt_settings_fall_back_to_defaults_with_a_message():
     app = _app(storage)
     assert top(app) == "MainMenu"
     menu(app, "battle")
-    assert app.game.rows() == 3
+    assert app.session.game.rows() == 3
     menu(app, "free")
-    assert app.game.settings.get("free.dice") == 2
+    assert app.session.game.settings.get("free.dice") == 2
 
 
 def test_settings_are_saved_and_used_by_the_next_game():
@@ -71,11 +71,13 @@ def test_settings_are_saved_and_used_by_the_next_game():
     press(app, OK, OK)  # Dice per roll
     assert top(app) == "EditValue"
     press(app, DOWN, DOWN, OK)
-    assert app.storage.settings == b'{"free.dice":4}\n'
+    assert app.board.storage.settings == b'{"free.dice":4}\n'
     menu(app, "free")
     press(app, OK)
-    assert len(app.game.last) == 4
-    assert ["set", ["free.dice", 4]] in [[e[0], list(e[1])] for e in app.journal.game_events()]
+    assert len(app.session.game.last) == 4
+    assert ["set", ["free.dice", 4]] in [
+        [e[0], list(e[1])] for e in app.session.journal.game_events()
+    ]
 
 
 def test_a_crash_is_journalled_and_restarts_cleanly():
@@ -100,13 +102,13 @@ def test_a_crash_is_journalled_and_restarts_cleanly():
     assert "".join(lines).startswith("ZeroDivisionError")
     kinds = journal_kinds(app)
     assert kinds[-1] == "crash"
-    crash = list(app.journal.game_events())[-1]
+    crash = list(app.session.journal.game_events())[-1]
     assert crash[0] == "crash" and crash[1][0] == "ZeroDivisionError"
     assert crash[1][1] == "test_app_shell.py" and crash[1][2] > 0
     press(app, BACK)
-    assert top(app) == "FreeRoll" and app.game.rolls == 2  # resumed from the journal
+    assert top(app) == "FreeRoll" and app.session.game.rolls == 2  # resumed from the journal
     press(app, LONG_BACK)  # undo steps over the crash record to the last roll
-    assert app.game.rolls == 1
+    assert app.session.game.rolls == 1
     assert journal_kinds(app)[-2:] == ["undo", "undo"]
 
 
@@ -133,12 +135,12 @@ def test_a_crash_loop_starts_without_the_game():
         draw.dice_row = original
     assert app.safe
     assert len(app.crashes) == 3
-    assert app.mode is None and top(app) == "CrashScreen"
+    assert app.session.mode is None and top(app) == "CrashScreen"
     assert "game not resumed" in " ".join(app.stack[-1].lines)
     press(app, BACK)
     assert top(app) == "MainMenu"
-    again = _app(app.storage)  # a real reset resumes the game (the journal is intact)
-    assert again.mode == "free" and again.game.rolls == 1
+    again = _app(app.board.storage)  # a real reset resumes the game (the journal is intact)
+    assert again.session.mode == "free" and again.session.game.rolls == 1
 
 
 def test_missing_values_are_asked_then_journalled():
@@ -147,15 +149,15 @@ def test_missing_values_are_asked_then_journalled():
     press(app, OK)  # Novice
     assert top(app) == "AskValue"
     assert app.stack[-1].key == "orks.command_magmus"
-    assert app.game.phase == 0  # nothing started yet
+    assert app.session.game.phase == 0  # nothing started yet
     press(app, UP, UP, OK)
-    assert app.values["orks.command_magmus"] == 3
+    assert app.session.values["orks.command_magmus"] == 3
     assert journal_kinds(app)[-1] == "set"
     for _ in range(3):
         act(app, "Novice")
         answer(app)
     act(app, "Novice")
-    assert app.game.phase == 1
+    assert app.session.game.phase == 1
     assert journal_kinds(app)[-1] == "start"
 
 
@@ -169,9 +171,9 @@ def test_new_game_of_another_mode_asks_first():
     press(app, OK)
     assert top(app) == "Confirm"
     press(app, BACK)  # no: the free game stays
-    assert app.mode == "free"
+    assert app.session.mode == "free"
     press(app, OK, OK)
-    assert app.mode == "battle" and top(app) == "BattleScreen"
+    assert app.session.mode == "battle" and top(app) == "BattleScreen"
     assert len(app.stack) == 2
 
 
@@ -201,17 +203,17 @@ def test_wake_press_is_swallowed_and_usb_gets_every_line():
             self.ticks += 1
 
     app.power = Power()
-    app.usb = Link()
+    app.session.usb = Link()
     app.start()
     assert app.stack[0].battery == "87%"  # shown in the title bar
     press(app, OK)  # only wakes the display
     assert top(app) == "MainMenu"
     press(app, OK)
-    assert app.mode == "battle"
+    assert app.session.mode == "battle"
     press(app, OK)  # the Battle Roll
-    assert app.usb.ticks > 0
-    assert len(app.usb.lines) == app.journal.seq
-    assert app.usb.lines[-1].endswith(b"\n") and b'"roll"' in app.usb.lines[-1]
+    assert app.session.usb.ticks > 0
+    assert len(app.session.usb.lines) == app.session.journal.seq
+    assert app.session.usb.lines[-1].endswith(b"\n") and b'"roll"' in app.session.usb.lines[-1]
 
 
 def test_game_menu_and_history():

@@ -18,7 +18,7 @@ def test_tests_session_covers_every_action():
     for kind in ("tn", "mod", "roll", "reroll", "rule", "rolloff", "d3", "d3p1", "clear_mods"):
         assert kind in kinds, kind
     assert kinds.count("roll") == 3
-    game = app.game
+    game = app.session.game
     # the dash's roll was refused (nothing written); long BACK then undid the dash itself
     assert kinds[-2:] == ["tn", "undo"]
     assert game.tn == 5 and game.tn_final == 5  # modifiers cleared before the dash

@@ -18,7 +18,7 @@ def test_tyranid_session_level_one_and_three():
     for kind in ("start", "shuffle", "activate", "attack", "place", "exit", "special", "set"):
         assert kind in kinds, kind
     assert kinds.count("start") == 2
-    game = app.game
+    game = app.session.game
     assert game.level == 3 and game.phase == 3  # over
     assert game.result is not None
 

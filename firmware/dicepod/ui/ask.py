@@ -24,13 +24,13 @@ class EditValue(Screen):
     def __init__(self, app, key, label):
         super().__init__()
         self.key = key
-        self.module = app.group(key.split(".")[0])
-        spec = app.spec(key)
+        self.module = app.session.group(key.split(".")[0])
+        spec = app.session.spec(key)
         if spec is None:
             raise ValueError("unknown setting %s" % key)
         self.low = spec[2]
         self.high = spec[3]
-        value = app.setting(key)
+        value = app.session.setting(key)
         if value is None:
             value = spec[1] if spec[1] is not None else self.low
         self.value = value
@@ -55,7 +55,7 @@ class EditValue(Screen):
             self.value = self.low
         elif button == OK:
             try:
-                app.change_setting(self.key, self.value)
+                app.session.change_setting(self.key, self.value)
             except ValueError as exc:
                 app.show_toast(str(exc.args[0])[:16])
                 return None

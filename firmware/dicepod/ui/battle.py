@@ -88,7 +88,7 @@ class BattleScreen(Screen):
 
     def on_event(self, app):
         """The game changed: new options, cursor at the default, texts rebuilt."""
-        game = app.game
+        game = app.session.game
         phase = game.phase
         self.cursor = 0
         if phase == battle.CHOOSE:
@@ -203,7 +203,7 @@ class BattleScreen(Screen):
 
     def on_button(self, app, button):
         """UP/DOWN choose, OK acts, long OK opens the menu, BACK leaves (the game stays)."""
-        game = app.game
+        game = app.session.game
         phase = game.phase
         if button == LONG_OK:
             from dicepod.ui.gamemenu import GameMenu
@@ -220,25 +220,25 @@ class BattleScreen(Screen):
         if button != OK:
             return None
         if phase == battle.ROLL:
-            app.play(battle.roll(game, app.randbelow))
+            app.session.play(battle.roll(game, app.randbelow))
         elif phase == battle.CHOOSE:
-            app.play(battle.set_aside(self.options[self.cursor]))
+            app.session.play(battle.set_aside(self.options[self.cursor]))
         elif phase == battle.BUST:
-            app.play(battle.bust())
+            app.session.play(battle.bust())
         elif phase == battle.DECIDE:
             option = self.options[self.cursor]
             if option is _STOP:
-                app.play(battle.actions())
+                app.session.play(battle.actions())
             elif not game.dice:
-                app.play(battle.roll(game, app.randbelow))
+                app.session.play(battle.roll(game, app.randbelow))
             else:
-                app.play(battle.reroll(game, option[0], app.randbelow))
+                app.session.play(battle.reroll(game, option[0], app.randbelow))
         elif phase == battle.ACTIONS:
             return Heroes(app)
         elif phase == battle.OVER:
             if game.series_over():
                 return Confirm("New series?", "Start a new best of three?", _new_series)
-            app.play(battle.next_game(1 - game.winner))
+            app.session.play(battle.next_game(1 - game.winner))
         return None
 
     # -- drawing ------------------------------------------------------------------------------
@@ -307,7 +307,7 @@ class Heroes(ListScreen):
 
     def on_event(self, app):
         """Rebuild the rows from the game."""
-        game = app.game
+        game = app.session.game
         player = game.player
         rows = game.rows()
         items = []
@@ -334,9 +334,9 @@ class Heroes(ListScreen):
 
     def choose(self, app, index):
         """Move a hero or end the turn."""
-        game = app.game
+        game = app.session.game
         if index >= battle.HEROES:
-            app.play(battle.end_turn())
+            app.session.play(battle.end_turn())
             return BACK
         if game.phase != battle.ACTIONS:
             app.show_toast("Only in actions")
@@ -359,17 +359,17 @@ class Move(Screen):
 
     def on_event(self, app):
         """Rebuild the text."""
-        game = app.game
+        game = app.session.game
         self.text = "Hero %d: %d" % (self.hero + 1, game.heroes[game.player][self.hero])
         self.dirty = True
 
     def on_button(self, app, button):
         """Advance, retreat or done."""
-        game = app.game
+        game = app.session.game
         if button == UP:
-            app.play(battle.advance(game.player, self.hero))
+            app.session.play(battle.advance(game.player, self.hero))
         elif button == DOWN:
-            app.play(battle.retreat(game.player, self.hero))
+            app.session.play(battle.retreat(game.player, self.hero))
         elif button == OK or button == CANCEL:
             return BACK
         return None
@@ -377,7 +377,7 @@ class Move(Screen):
     def draw(self, canvas):
         """The battlefield: 5 columns, 2 halves of `rows` rows; this player's heroes filled,
         the opponent's outlined; the moving hero's column framed."""
-        game = self.app.game
+        game = self.app.session.game
         rows = game.rows()
         player = game.player
         draw.title(canvas, self.text)

@@ -43,9 +43,9 @@ class ActionScreen(Screen):
         elif button == OK and count:
             action = self.actions[self.index][1]
             if isinstance(action, str):  # an event without data, e.g. "next": ("next", ())
-                return app.play((action, ()))
+                return app.session.play((action, ()))
             if isinstance(action, tuple):  # an event
-                return app.play(action)
+                return app.session.play(action)
             return action(app)
         elif button == LONG_OK:
             from dicepod.ui.gamemenu import GameMenu

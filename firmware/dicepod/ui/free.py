@@ -31,7 +31,7 @@ class FreeRoll(Screen):
 
     def on_event(self, app):
         """The game changed: rebuild the text."""
-        self.total = "n=%d" % app.game.dice
+        self.total = "n=%d" % app.session.game.dice
         self.dirty = True
 
     def on_show(self, app):
@@ -40,13 +40,13 @@ class FreeRoll(Screen):
 
     def on_button(self, app, button):
         """Roll, change the dice count, open the menu or leave."""
-        game = app.game
+        game = app.session.game
         if button == OK:
-            app.play(free.roll(game, app.randbelow))
+            app.session.play(free.roll(game, app.randbelow))
         elif button == UP or button == DOWN:
             n = game.settings.get("free.dice") + (1 if button == UP else -1)
             if 1 <= n <= 6:
-                app.change_setting("free.dice", n)
+                app.session.change_setting("free.dice", n)
         elif button == LONG_OK:
             from dicepod.ui.gamemenu import GameMenu
 
@@ -57,7 +57,7 @@ class FreeRoll(Screen):
 
     def draw(self, canvas):
         """The last roll, the histogram of every face so far, the total."""
-        game = self.app.game
+        game = self.app.session.game
         last = game.last
         if last:
             draw.dice_row(canvas, last, None)
@@ -88,7 +88,7 @@ class SelfTest(Screen):
 
     def __init__(self, app):
         super().__init__()
-        self.target = app.game.settings.get("free.test_rolls")
+        self.target = app.session.game.settings.get("free.test_rolls")
         self.counts = [0] * 7
         self.done = 0
         self.finished = False
@@ -115,7 +115,7 @@ class SelfTest(Screen):
         self.done += batch
         if self.done >= self.target:
             self.finished = True
-            app.play(free.selftest_event(self.counts))
+            app.session.play(free.selftest_event(self.counts))
             chi = free.chi_square_x100(self.counts)
             c = self.counts
             self.lines = (

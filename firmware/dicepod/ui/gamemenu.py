@@ -23,7 +23,7 @@ class GameMenu(ListScreen):
         self.extra = extra
         items = [label for label, _f in extra]
         items.extend(("Undo", "New game", "History", "Settings", "Main menu"))
-        super().__init__("Menu: %s" % app.mode, items)
+        super().__init__("Menu: %s" % app.session.mode, items)
 
     def choose(self, app, index):
         """Run the chosen entry."""
@@ -31,10 +31,12 @@ class GameMenu(ListScreen):
             return self.extra[index][1](app)
         label = self.items[index]
         if label == "Undo":
-            app.undo()
+            app.session.undo()
             return BACK
         if label == "New game":
-            return Confirm("New game?", "End this game and start a new one?", NewGame(app.mode))
+            return Confirm(
+                "New game?", "End this game and start a new one?", NewGame(app.session.mode)
+            )
         if label == "History":
             from dicepod.ui.history import History
 
@@ -42,5 +44,5 @@ class GameMenu(ListScreen):
         if label == "Settings":
             from dicepod.ui.settings import ModeSettings
 
-            return ModeSettings(app, app.mode)
+            return ModeSettings(app, app.session.mode)
         return Reset()

@@ -29,7 +29,7 @@ class History(ListScreen):
         """Read the last events of the current game from the journal."""
         items = []
         count = 0
-        for event in app.journal.game_events():
+        for event in app.session.journal.game_events():
             count += 1
             items.append(event_text(event))
             if len(items) > _KEEP:
@@ -38,7 +38,7 @@ class History(ListScreen):
         if not items:
             items.append("(no game yet)")
         self.items = items
-        self.title = "Game %d: %d ev" % (app.journal.game, count)
+        self.title = "Game %d: %d ev" % (app.session.journal.game, count)
         self.cursor = 0
         self.top = 0
         self.dirty = True

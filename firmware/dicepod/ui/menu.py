@@ -22,7 +22,7 @@ class MainMenu(ListScreen):
         items.append(_SETTINGS)
         super().__init__("dicepod", items)
         for i in range(len(modes.MODES)):
-            if modes.MODES[i][0] == app.mode:
+            if modes.MODES[i][0] == app.session.mode:
                 self.cursor = i  # start on the game in progress
         if 0 <= cursor < len(items):
             self.cursor = cursor  # or back on the row the player left it from
@@ -31,7 +31,7 @@ class MainMenu(ListScreen):
 
     def on_show(self, app):
         """Name the game in progress in the title bar, and the battery level if fitted."""
-        self.title = "dicepod: " + app.mode if app.mode else "dicepod"
+        self.title = "dicepod: " + app.session.mode if app.session.mode else "dicepod"
         level = app.battery()
         self.battery = "" if level is None else "%d%%" % level
         self.dirty = True
@@ -47,15 +47,15 @@ class MainMenu(ListScreen):
         """Open a mode (resuming its game), History or Settings."""
         if index < len(modes.MODES):
             mode, title = modes.MODES[index]
-            if app.mode == mode:
+            if app.session.mode == mode:
                 return app.game_screen()
-            if app.mode is None:
+            if app.session.mode is None:
                 return app.new_game(mode)
             from dicepod.ui.gamemenu import NewGame
 
             return Confirm(
                 "New game?",
-                "End the %s game and start %s?" % (app.mode, title),
+                "End the %s game and start %s?" % (app.session.mode, title),
                 NewGame(mode),
             )
         if self.items[index] == _HISTORY:
@@ -63,7 +63,7 @@ class MainMenu(ListScreen):
 
             # No game screen is open under the main menu: drop the game and its code while the
             # history is read (the journal keeps the game; opening it folds it again).
-            app.release_game()
+            app.session.release_game()
             return History(app)
         from dicepod.ui.settings import SettingsMenu
 

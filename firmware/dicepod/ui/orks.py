@@ -37,7 +37,7 @@ class OrksScreen(ActionScreen):
 
     def build(self, app):
         """Texts and actions for the current state."""
-        game = app.game
+        game = app.session.game
         phase = game.phase
         actions = []
         lines = []
@@ -52,7 +52,7 @@ class OrksScreen(ActionScreen):
                 actions.append((rules.DIFFICULTIES[d], ("start", (d,))))
         elif phase == rules.WAVE:
             lines.append("Wave %d left" % game.wave_left)
-            event = app.last_event
+            event = app.session.last_event
             if event is not None and event[0] == "add":
                 self.big = "%d" % event[1][1]
                 lines.append(short(rules.KINDS[event[1][0]]))
@@ -106,8 +106,8 @@ class OrksScreen(ActionScreen):
 
     def note(self, app):
         """What the last event did."""
-        event = app.last_event
-        game = app.game
+        event = app.session.last_event
+        game = app.session.game
         if event is None:
             return ""
         kind, data = event
@@ -164,15 +164,15 @@ class OrksScreen(ActionScreen):
 
 
 def _add(app):
-    app.play(rules.add_ork(app.game, app.randbelow))
+    app.session.play(rules.add_ork(app.session.game, app.randbelow))
 
 
 def _heal(app):
-    app.play(("heal", (app.game.current,)))
+    app.session.play(("heal", (app.session.game.current,)))
 
 
 def _supply(app):
-    app.play(("supply", (app.game.current,)))
+    app.session.play(("supply", (app.session.game.current,)))
 
 
 def _kinds_on_board(game):
@@ -186,33 +186,33 @@ def _kinds_on_board(game):
 
 
 def _attack(app):
-    labels, values = _kinds_on_board(app.game)
+    labels, values = _kinds_on_board(app.session.game)
     if not values:
         raise ValueError("no Orks")
     return Pick("Attack", labels, values, 0, _attack_where)
 
 
 def _attack_where(app, kind):
-    app.game.toughness(kind)  # ask for a missing Toughness before anything is rolled
+    app.session.game.toughness(kind)  # ask for a missing Toughness before anything is rolled
     labels = list(_MODIFIERS)
     values = [0, 1, 2, 3]
-    if not app.game.board[rules.PAINBOY] or kind == rules.PAINBOY:
+    if not app.session.game.board[rules.PAINBOY] or kind == rules.PAINBOY:
         labels = labels[:2]
         values = values[:2]
 
     def roll(app, value):
-        app.play(rules.attack(kind, app.randbelow, value & 1, value >> 1))
+        app.session.play(rules.attack(kind, app.randbelow, value & 1, value >> 1))
 
     return Replace(Pick(short(rules.KINDS[kind]) + " in", labels, values, 0, roll))
 
 
 def _destroy(app):
-    labels, values = _kinds_on_board(app.game)
+    labels, values = _kinds_on_board(app.session.game)
     return Pick("Destroyed", labels, values, 0, _do_destroy)
 
 
 def _do_destroy(app, kind):
-    app.play(("destroy", (kind,)))
+    app.session.play(("destroy", (kind,)))
 
 
 def _standing(game):
@@ -226,32 +226,32 @@ def _standing(game):
 
 
 def _hit(app):
-    labels, values = _standing(app.game)
+    labels, values = _standing(app.session.game)
     return Pick("Ork hits", labels, values, 0, _hit_by)
 
 
 def _hit_by(app, t):
     def hit(app, kind):  # which Ork kind hits Terminator t (its damage from the settings)
-        app.game.ork_damage(kind)
-        app.play(("hit", (t, kind)))
+        app.session.game.ork_damage(kind)
+        app.session.play(("hit", (t, kind)))
 
     return Replace(Pick("Hit by", list(rules.KINDS), list(range(10)), 0, hit))
 
 
 def _damage(app):
-    labels, values = _standing(app.game)
+    labels, values = _standing(app.session.game)
     return Pick("Damage to", labels, values, 0, _damage_amount)
 
 
 def _damage_amount(app, t):
     def deal(app, n):  # how much damage (1..5)
-        app.play(("damage", (t, n)))
+        app.session.play(("damage", (t, n)))
 
     return Replace(Pick("Damage", ["1", "2", "3", "4", "5"], [1, 2, 3, 4, 5], 0, deal))
 
 
 def _status(app):
-    game = app.game
+    game = app.session.game
     items = []
     for i in range(5):
         t = game.order[i]
@@ -262,7 +262,7 @@ def _status(app):
 
 
 def _board(app):
-    game = app.game
+    game = app.session.game
     items = []
     for k in range(10):
         if game.board[k] or game.reserves.counts[k]:

@@ -5,7 +5,7 @@ from dicepod.rules import modes
 from dicepod.ui.ask import EditValue, value_name
 from dicepod.ui.lists import ListScreen
 
-DEVICE = "device"  # the device's own settings group (dicepod.app.DEVICE)
+DEVICE = "device"  # the device's own settings group (dicepod.session._DEVICE)
 
 
 class SettingsMenu(ListScreen):
@@ -28,11 +28,11 @@ class ModeSettings(ListScreen):
 
     def __init__(self, app, mode):
         self.mode = mode
-        if mode == app.mode:
-            app.ensure_game()  # a change to its settings is journalled in the game
+        if mode == app.session.mode:
+            app.session.ensure_game()  # a change to its settings is journalled in the game
         elif mode != DEVICE:
-            app.release_game()  # one mode's code in RAM: the game folds again when needed
-        self.module = app.group(mode)
+            app.session.release_game()  # one mode's code in RAM: the game folds again when needed
+        self.module = app.session.group(mode)
         super().__init__("Set: " + mode, [])
         self.refresh(app)
 
@@ -40,7 +40,7 @@ class ModeSettings(ListScreen):
         """Build the rows from the current values."""
         items = []
         for spec in self.module.SETTINGS:
-            value = app.setting(spec[0])
+            value = app.session.setting(spec[0])
             text = value_name(self.module, spec[0], value)
             if len(text) > 4:
                 text = text[:4]

@@ -65,27 +65,27 @@ class TestsScreen(Screen):
 
     def on_show(self, app):
         """Shown (again): rebuild."""
-        if not self.title and app.game.n_dice:
-            self.count = app.game.n_dice  # resumed: roll as many as last time
+        if not self.title and app.session.game.n_dice:
+            self.count = app.session.game.n_dice  # resumed: roll as many as last time
         self.view_from(app)
         self.build(app)
 
     def on_event(self, app):
         """The game changed: rebuild the texts."""
-        game = app.game
-        if game.n_dice and app.last_kind == "roll":
+        game = app.session.game
+        if game.n_dice and app.session.last_kind == "roll":
             self.count = game.n_dice
         self.view_from(app)
         self.build(app)
 
     def view_from(self, app):
         """Show the roll-off or the D3 when that was the last event, else the test."""
-        kind = app.last_kind
+        kind = app.session.last_kind
         self.view = "rolloff" if kind == "rolloff" else "d3" if kind in ("d3", "d3p1") else "test"
 
     def build(self, app):
         """Build the title, the lines and the action label."""
-        game = app.game
+        game = app.session.game
         if game.tn is None:
             self.title = "TN not set"
         elif game.tn == 0:
@@ -159,7 +159,7 @@ class TestsScreen(Screen):
         if button == UP or button == DOWN:
             step = 1 if button == DOWN else -1
             self.action = (self.action + step) % _ACTIONS
-            self.label = self.action_label(app.game)
+            self.label = self.action_label(app.session.game)
             self.dirty = True
             return None
         if button == LONG_OK:
@@ -174,11 +174,11 @@ class TestsScreen(Screen):
 
     def act(self, app):
         """Do the current action."""
-        game = app.game
+        game = app.session.game
         action = self.action
         rand = app.randbelow
         if action == _ROLL:
-            app.play(tn.roll(game, self.count, rand))
+            app.session.play(tn.roll(game, self.count, rand))
         elif action == _DICE:
             labels = [str(n) for n in range(1, tn.MAX_DICE + 1)]
             values = list(range(1, tn.MAX_DICE + 1))
@@ -193,7 +193,7 @@ class TestsScreen(Screen):
             if not events:
                 app.show_toast("No failed dice")
             for event in events:
-                app.play(event)
+                app.session.play(event)
         elif action == _REROLL_ONE:
             if not game.n_dice:
                 raise ValueError("roll first")
@@ -203,13 +203,13 @@ class TestsScreen(Screen):
             names = list(tn.RULE_NAMES)
             return Pick("Odds re-roll", names, (0, 1, 2), game.rule, _set_rule)
         elif action == _ROLLOFF:
-            app.play(tn.roll_off(game, rand))
+            app.session.play(tn.roll_off(game, rand))
         elif action == _D3:
-            app.play(tn.d3(rand))
+            app.session.play(tn.d3(rand))
         elif action == _D3P1:
-            app.play(tn.d3_plus_1(rand))
+            app.session.play(tn.d3_plus_1(rand))
         elif action == _CLEAR:
-            app.play(("clear_mods", ()))
+            app.session.play(("clear_mods", ()))
         return None
 
     def set_count(self, app, value):
@@ -222,7 +222,7 @@ class TestsScreen(Screen):
 
     def draw(self, canvas):
         """Title, dice (or roll-off / D3), lines, and the action line."""
-        game = self.app.game
+        game = self.app.session.game
         draw.title(canvas, self.title)
         y = 48
         if self.view == "d3":
@@ -259,15 +259,15 @@ class TestsScreen(Screen):
 
 
 def _set_tn(app, value):
-    app.play(("tn", (value,)))
+    app.session.play(("tn", (value,)))
 
 
 def _set_rule(app, value):
-    app.play(("rule", (value,)))
+    app.session.play(("rule", (value,)))
 
 
 def _reroll(app, index):
-    app.play(tn.reroll(app.game, index, app.randbelow))
+    app.session.play(tn.reroll(app.session.game, index, app.randbelow))
 
 
 def _pick_value(app, source):
@@ -288,10 +288,10 @@ class _ModValue(Pick):
 
     def apply(self, app, value):
         """Journal the modifier (or its removal)."""
-        game = app.game
+        game = app.session.game
         if value == 0:
             if self.source in game.mod_names:
-                app.play(("unmod", (self.source,)))
+                app.session.play(("unmod", (self.source,)))
         else:
-            app.play(("mod", (self.source, value)))
+            app.session.play(("mod", (self.source, value)))
         return BACK

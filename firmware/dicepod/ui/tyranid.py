@@ -30,7 +30,7 @@ class TyranidScreen(ActionScreen):
 
     def build(self, app):
         """Texts and actions for the current state."""
-        game = app.game
+        game = app.session.game
         phase = game.phase
         actions = []
         lines = []
@@ -119,8 +119,8 @@ class TyranidScreen(ActionScreen):
 
     def note(self, app):
         """What the last event did, from the journal's last event."""
-        event = app.last_event
-        game = app.game
+        event = app.session.last_event
+        game = app.session.game
         if event is None:
             return ""
         kind, data = event
@@ -200,39 +200,39 @@ class Team(ListScreen):
         team = tuple(m for m in range(5) if self.chosen[m])
         if len(team) != rules.TEAM:
             raise ValueError("choose 4 Marines")
-        app.play(("start", (self.level, self.campaign) + team))
+        app.session.play(("start", (self.level, self.campaign) + team))
         return BACK
 
 
 def _play_with(kind):
     """A Pick's then: play (kind, (the value picked,))."""
-    return lambda app, value: app.play((kind, (value,)))
+    return lambda app, value: app.session.play((kind, (value,)))
 
 
 def _lictor(app):
-    app.play(rules.lictor_roll(app.randbelow))
+    app.session.play(rules.lictor_roll(app.randbelow))
 
 
 def _place(app):
-    app.play(rules.place(app.game, app.randbelow))
+    app.session.play(rules.place(app.session.game, app.randbelow))
 
 
 def _shuffle(app):
-    app.play(rules.shuffle(app.game, app.randbelow))
+    app.session.play(rules.shuffle(app.session.game, app.randbelow))
 
 
 def _activate(app):
-    game = app.game
+    game = app.session.game
     event = rules.activate(game)
     card = event[1][0]
     if card != rules.TYRANID_CARD and game.status[card] != rules.OUT:
         # ask for the Marine's missing actions before playing: the game folds nothing again
         game.actions(card)
-    app.play(event)
+    app.session.play(event)
 
 
 def _console(app):
-    app.play(rules.console(app.randbelow))
+    app.session.play(rules.console(app.randbelow))
 
 
 def _targets(game):
@@ -249,15 +249,15 @@ def _targets(game):
 
 
 def _attack(app):
-    labels, values = _targets(app.game)
+    labels, values = _targets(app.session.game)
     if not values:
         raise ValueError("no targets")
     return Pick("Attack", labels, values, 0, _do_attack)
 
 
 def _do_attack(app, target):
-    app.game.resilience(target)  # ask for a missing resilience before rolling
-    app.play(rules.attack(target, app.randbelow))
+    app.session.game.resilience(target)  # ask for a missing resilience before rolling
+    app.session.play(rules.attack(target, app.randbelow))
 
 
 def _on_board(game):
@@ -271,12 +271,12 @@ def _on_board(game):
 
 
 def _destroy(app):
-    labels, values = _on_board(app.game)
+    labels, values = _on_board(app.session.game)
     return Pick("Destroyed", labels, values, 0, _play_with("destroy"))
 
 
 def _return(app):
-    labels, values = _on_board(app.game)
+    labels, values = _on_board(app.session.game)
     return Pick("Back to bag", labels, values, 0, _play_with("return"))
 
 
@@ -293,19 +293,19 @@ def _marines(game, need_special=False):
 
 
 def _wound(app):
-    labels, values = _marines(app.game)
+    labels, values = _marines(app.session.game)
     return Pick("Wound", labels, values, 0, _play_with("wound"))
 
 
 def _special(app):
-    labels, values = _marines(app.game, True)
+    labels, values = _marines(app.session.game, True)
     if not values:
         raise ValueError("no special cards")
     return Pick("Special card", labels, values, 0, _play_with("special"))
 
 
 def _team(app):
-    game = app.game
+    game = app.session.game
     items = []
     for m in range(5):
         if game.in_play[m]:
@@ -316,7 +316,7 @@ def _team(app):
 
 
 def _bag(app):
-    game = app.game
+    game = app.session.game
     items = []
     for k in range(3):
         items.append("%-9s bag %2d" % (rules.KINDS[k][:9], game.bag.counts[k]))
@@ -326,14 +326,14 @@ def _bag(app):
 
 
 def _exit(app):
-    game = app.game
+    game = app.session.game
     standing = game.marines_standing() if game.console_open else 0
     labels = ["%d Marines" % n for n in range(standing + 1)]
     return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _play_with("exit"))
 
 
 def _next_level(app):
-    game = app.game
+    game = app.session.game
     labels = ["No reinforcement"]
     values = [-1]
     if game.lost_this_level and not game.reinforced:
@@ -345,4 +345,4 @@ def _next_level(app):
 
 
 def _do_next(app, m):
-    app.play(("next_level", () if m < 0 else (m,)))
+    app.session.play(("next_level", () if m < 0 else (m,)))

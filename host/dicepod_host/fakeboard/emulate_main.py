@@ -166,7 +166,7 @@ def main(argv):
             emulator.tick(arg)
         else:
             emulator.press(arg[0], arg[1])
-    journal = emulator.app.journal
+    journal = emulator.app.session.journal
     sys.stderr.write(
         "emulate: %d presses done, journal seq %d, game %d\n"
         % (emulator.presses, journal.seq, journal.game)

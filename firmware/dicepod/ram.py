@@ -1,0 +1,106 @@
+"""The RAM policy: which modules stay loaded, which a game's mode loads, which are dropped.
+
+Shell code (imports sys and gc). Only one mode's code is in RAM at a time (docs/ARCHITECTURE.md,
+"RAM"): the modules in _KEEP stay for good; every other module under dicepod.rules and dicepod.ui
+belongs to a game mode, or is passed through (_PASSING: the menus, settings, history, messages,
+dicepod.device) and is dropped from sys.modules when not in use, so its RAM goes.
+
+- load(mode) imports a mode's rules and then its screens, collecting between the big loads
+  (a source import needs its largest function whole: one big load after another leaves the heap
+  less fragmented), and returns the rules module.
+- mode_loaded() names the mode modules loaded now (what a game opened now keeps: the session
+  holds it as kept); unload(kept) drops every mode module but those.
+- forget(name) drops one module (the main menu under another screen, the crash module).
+"""
+
+import gc
+import sys
+
+from micropython import const
+
+from dicepod.rules import modes
+
+# Loaded for good: the screen base, drawing, the list screens and the mode list.
+_KEEP = const(
+    (
+        "dicepod.rules.modes",
+        "dicepod.ui.screen",
+        "dicepod.ui.draw",
+        "dicepod.ui.lists",
+    )
+)
+
+# Passed through on the way (the menus, settings, history, messages, the device settings):
+# never kept with a mode.
+_PASSING = const(
+    (
+        "dicepod.ui.menu",
+        "dicepod.ui.gamemenu",
+        "dicepod.ui.settings",
+        "dicepod.ui.ask",
+        "dicepod.ui.history",
+        "dicepod.ui.message",
+        "dicepod.device",
+    )
+)
+
+
+def _unloadable(name):
+    """True for a module that belongs to a mode or is passed through (_PASSING)."""
+    if name in _KEEP:
+        return False
+    if name in _PASSING:
+        return True
+    return name.startswith("dicepod.rules.") or name.startswith("dicepod.ui.")
+
+
+def forget(name):
+    """Drop a module from sys.modules and from its package (its RAM goes when unused)."""
+    sys.modules.pop(name, None)
+    cut = name.rfind(".")
+    parent = sys.modules.get(name[:cut])
+    if parent is not None and hasattr(parent, name[cut + 1 :]):
+        try:
+            delattr(parent, name[cut + 1 :])
+        except (AttributeError, TypeError):
+            pass
+
+
+def loaded():
+    """Return the names of the loaded modules that belong to a mode or are passed through."""
+    return tuple([name for name in sys.modules if _unloadable(name)])
+
+
+def mode_loaded():
+    """Return the loaded modules of the current mode (passing screens' left out): what a game
+    opened now keeps."""
+    return tuple([name for name in loaded() if name not in _PASSING])
+
+
+def load(mode, settle=False):
+    """Import mode's rules, then its screens; return the rules module. ValueError for an
+    unknown mode, ImportError when its screens are missing. Collects after a fresh load (the
+    loader's garbage goes before the game's objects fill the holes); with settle (a new game)
+    also between the two loads, whatever was loaded: one big load after another leaves the
+    heap less fragmented (a source import needs its largest function whole)."""
+    if settle:
+        module = modes.module(mode)
+        gc.collect()
+        __import__("dicepod.ui." + mode, None, None, ("open",))
+        gc.collect()
+        return module
+    screens = "dicepod.ui." + mode
+    fresh = screens not in sys.modules
+    module = modes.module(mode)
+    __import__(screens, None, None, ("open",))
+    if fresh:
+        gc.collect()
+    return module
+
+
+def unload(kept=()):
+    """Unload every mode module but kept (the current game's: mode_loaded() when opened)."""
+    for name in loaded():
+        if name not in kept:
+            forget(name)
+    gc.collect()

@@ -1,0 +1,288 @@
+"""The game session: the journal, the players' settings and the current game folded from it.
+
+Shell code (it writes the storage, through dicepod.journal). The app (dicepod.app) owns the
+screens and the loop; the screens reach the session as app.session and use these calls:
+
+- play(event): fold a user-visible event into the game (an illegal one raises ValueError and
+  nothing is written), append it to the journal and hand the line to the USB link.
+- undo(): append ("undo", ()) (one more per crash record after the last move) and fold the game
+  again from the journal; False (and a toast saying so) when the game has nothing to undo.
+- new_game(mode): journal ("new_game", (mode,)) and the mode's settings and fold them.
+- release_game() / ensure_game(): drop the current game and its modules from RAM while another
+  mode's settings are shown / fold it again from the journal.
+- setting(key), spec(key), group(name), change_setting(key, value): the players' settings
+  (values: {key: int} as loaded).
+- Read: game (the rules Game), mode, last_kind, last_event (what just happened), journal.
+
+The session tells the app through two functions it is given: toast(text) for a one-line
+message, changed() after an event was played or undone (the app redraws and tells the top
+screen).
+"""
+
+import json
+
+from micropython import const
+
+from dicepod import journal as journal_module
+from dicepod import ram
+from dicepod.rules import modes
+from dicepod.settings import Settings, spec_index
+
+# The settings group of the device itself (dicepod.device.SETTINGS).
+_DEVICE = const("device")
+
+# Events the app writes for itself; a game's fold skips them.
+APP_EVENTS = ("crash",)
+
+
+def encode_settings(values):
+    """Encode a {key: int} dict as one JSON line with sorted keys (same bytes everywhere)."""
+    parts = []
+    for key in sorted(values):
+        if values[key] is not None:
+            parts.append("%s:%s" % (json.dumps(key), json.dumps(values[key])))
+    return ("{" + ",".join(parts) + "}\n").encode()
+
+
+class Session:
+    """The journal, the settings and the current game on a board's storage and USB link."""
+
+    def __init__(self, board, toast, changed):
+        self.storage = board.storage
+        self.usb = getattr(board, "usb", None)
+        self.power = getattr(board, "power", None)
+        self.toast = toast
+        self.changed = changed
+        self.journal = journal_module.Journal(board.storage)
+        # The players' settings, {key: int}, as loaded from storage. They are checked against
+        # a mode's SETTINGS when that mode is loaded (only one mode's modules are in RAM).
+        self.values = {}
+        self.kept = ()  # modules the current game's mode loaded (dicepod.ram)
+        self.ms = 0  # milliseconds since start (the journal's clock)
+        self.mode = None  # the current game's mode name, or None
+        self.game = None  # its rules Game, folded from the journal
+        self.moves = 0  # effective events of the current game after its new_game and sets
+        self.last_kind = None  # kind of the current game's last effective game event
+        self.last_event = None  # and the event itself (screens name what just happened)
+        self.trailing = 0  # app events (crash records) after the last game event
+        self.messages = []  # lines to show once the app has started
+
+    def start(self, resume=True):
+        """Recover the journal, load the settings, fold the game in progress (unless resume
+        is false: started without the game after a crash loop)."""
+        # A torn last line (a power cut while writing) is cut silently: the game resumes at
+        # the last complete event, as if the cut came a moment earlier.
+        self.journal.recover()
+        # The settings file; a corrupt one falls back to the defaults with a message.
+        values = {}
+        data = None
+        try:
+            data = self.storage.load_settings()
+        except OSError:
+            self.messages.append("Settings unreadable: defaults")
+        if data is not None:
+            try:
+                saved = Settings.decode(data)
+            except ValueError:
+                saved = {}
+                self.messages.append("Settings corrupt: defaults")
+            for key in saved:
+                if isinstance(key, str) and isinstance(saved[key], int):
+                    values[key] = saved[key]
+        self.values = values
+        self.kept = ()
+        ram.unload()
+        if resume:
+            self.refold()
+        else:
+            self.mode = None
+            self.game = None
+
+    # -- settings ------------------------------------------------------------------------------
+
+    def mode_settings(self, module):
+        """Return a Settings for a mode module with the players' values; a stored value
+        outside its range is dropped (default again) with a message."""
+        settings = Settings(module.SETTINGS)
+        for spec in module.SETTINGS:
+            key = spec[0]
+            if key in self.values:
+                try:
+                    settings.set(key, self.values[key])
+                except ValueError:
+                    del self.values[key]
+                    self.toast("Reset %s" % key[-14:])
+        return settings
+
+    def setting(self, key):
+        """Return the players' value for key (None when not entered and no default)."""
+        if key in self.values:
+            return self.values[key]
+        spec = self.spec(key)
+        return spec[1] if spec is not None else None
+
+    def group(self, name):
+        """Return the module whose SETTINGS (and VALUE_NAMES) hold the settings group name:
+        a game mode's rules, or "device" (dicepod.device: display, brightness, power)."""
+        if name == _DEVICE:
+            return __import__("dicepod.device", None, None, ("SETTINGS",))
+        return modes.module(name)
+
+    def spec(self, key):
+        """Return the (key, default, low, high, label) spec of a setting, or None."""
+        try:
+            module = self.group(key.split(".")[0])
+        except ValueError:
+            return None
+        specs = module.SETTINGS
+        index = spec_index(specs, key)
+        return specs[index] if index >= 0 else None
+
+    def change_setting(self, key, value):
+        """Set a setting (ValueError if out of range), save it, and journal it when the
+        current game uses it."""
+        spec = self.spec(key)
+        if spec is None:
+            raise ValueError("unknown setting")
+        if not spec[2] <= value <= spec[3]:
+            raise ValueError("%d..%d" % (spec[2], spec[3]))
+        values = self.values
+        values[key] = value
+        self.storage.save_settings(encode_settings(values))
+        power = self.power
+        if key.startswith(_DEVICE + ".") and power is not None:
+            configure = getattr(power, "configure", None)
+            if configure is not None:
+                configure(values)
+        mode = self.mode
+        if self.game is not None and mode is not None and key.startswith(mode + "."):
+            self.play(("set", (key, value)))
+
+    # -- the current game ----------------------------------------------------------------------
+
+    def refold(self):
+        """Fold the current game's effective events into a fresh Game.
+
+        A save the rules reject (say, written by another firmware version) keeps the game as
+        it was at the last good event, with a message; it never crashes the app.
+        """
+        self.mode = None
+        self.game = None
+        self.moves = 0
+        self.last_kind = None
+        self.last_event = None
+        self.trailing = 0
+        for event in self.journal.game_events():
+            kind = event[0]
+            if kind == "new_game":
+                try:
+                    # its screens' code too, before the game's objects (see ram.load)
+                    module = ram.load(event[1][0])
+                except (ValueError, IndexError, ImportError):
+                    self.messages.append("Saved game: unknown mode")
+                    return
+                self.mode = event[1][0]
+                self.game = module.Game(Settings(module.SETTINGS))
+            if kind in APP_EVENTS:
+                self.trailing += 1
+                continue
+            if self.game is None:
+                continue
+            try:
+                self.game.apply(event)
+            except ValueError as exc:
+                self.messages.append("Saved game stops at: %s" % exc.args[0])
+                return
+            self.last_kind = kind
+            self.last_event = event
+            self.trailing = 0
+            if kind != "new_game" and kind != "set":
+                self.moves += 1
+
+    def release_game(self):
+        """Drop the current game and its modules from RAM while the player looks at another
+        mode's settings (which load that mode's rules): only one mode's code in RAM. The
+        journal keeps the game; ensure_game folds it again."""
+        if self.game is not None:
+            self.game = None
+            self.kept = ()
+            ram.unload()
+
+    def ensure_game(self):
+        """Fold the current game again if release_game dropped it."""
+        if self.game is None and self.mode is not None:
+            self.refold()
+            self.kept = ram.mode_loaded()
+
+    def new_game(self, mode):
+        """Start a new game of mode: journal new_game and the mode's settings, fold them. The
+        app has closed the old game's screens when the mode changes."""
+        if mode != self.mode:
+            # only one mode's modules in RAM: drop the old game first
+            self.game = None
+            self.mode = None
+            self.kept = ()
+            ram.unload()
+        # The rules, then the screens' code, before the game's small objects: one big load
+        # after another leaves the heap less fragmented.
+        module = ram.load(mode, True)
+        settings = self.mode_settings(module)
+        self.record(("new_game", (mode,)))
+        self.mode = mode
+        game = module.Game(Settings(module.SETTINGS))
+        self.game = game
+        game.apply(("new_game", (mode,)))
+        slot = 0
+        for spec in module.SETTINGS:
+            value = settings.slots[slot]
+            slot += 1
+            if value is not None:
+                event = ("set", (spec[0], value))
+                game.apply(event)
+                self.record(event)
+        self.moves = 0
+        self.trailing = 0
+        self.last_kind = "new_game"
+        self.last_event = None
+
+    def record(self, event):
+        """Append an event to the journal and hand its line to the USB link."""
+        line = self.journal.append(self.ms, event)
+        if self.usb is not None:
+            self.usb.on_entry(line)
+        return line
+
+    def play(self, event):
+        """Fold a user-visible event into the game and journal it. An illegal event raises
+        ValueError and nothing is written."""
+        if self.game is None:
+            raise ValueError("no game")
+        try:
+            self.game.apply(event)  # no local reference: refold's new game replaces it in RAM
+        except Exception:
+            # The event is not journalled; a fold that stopped half-way (say, at a value the
+            # player has not entered) must not leave the state ahead of the journal.
+            self.refold()
+            raise
+        self.record(event)
+        kind = event[0]
+        self.last_kind = kind
+        self.last_event = event
+        self.trailing = 0
+        if kind != "new_game" and kind != "set":
+            self.moves += 1
+        self.changed()
+
+    def undo(self):
+        """Undo the last move of the current game (append ("undo", ()) and fold again),
+        saying so in a toast; False when there is nothing to undo."""
+        if self.game is None or self.moves <= 0:
+            self.toast("Nothing to undo")
+            return False
+        for _ in range(self.trailing):
+            self.record(("undo", ()))  # step over crash records
+        self.record(("undo", ()))
+        self.refold()
+        self.toast("Undone")
+        self.changed()
+        return True
