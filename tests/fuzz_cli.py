@@ -44,7 +44,7 @@ from dicepod import journal, protocol  # noqa: E402
 from dicepod_host import cli  # noqa: E402
 from dicepod_host.store import Store  # noqa: E402
 
-STOP_AFTER = 1.0  # seconds: the Ctrl-C for a verb that runs until stopped
+STOP_AFTER = 0.6  # seconds: the Ctrl-C for a verb that runs until stopped
 BOUND = 12.0  # seconds: past this a run is a failure
 # deploy compiles the firmware, then gives a silent port its 30 s call timeout.
 BOUNDS = {"deploy": 45.0}
@@ -256,6 +256,36 @@ def cases(files, seed=1, mixed=150):
             out.append(words + args)
     for name in ("deep", "deepobj", "binary", "text", "empty"):
         out.append(["combos", "--batch", "<" + str(files[name])])
+    return out + listed(files)
+
+
+def listed(files):
+    """The cases the issue names, each run for certain (not left to the sampling)."""
+    f = {k: str(v) for k, v in files.items()}
+    out = []
+    for verb in ("verify", "stats", "games", "export", "players", "dash"):
+        for name in ("db_data5", "db_null", "db_seqx", "db_kind", "db_huge", "db_deep", "csvbig",
+                     "deep", "deepobj", "devzero", "fifo", "hostile", "csvodd"):  # fmt: skip
+            out.append([verb, f[name]])
+    out += [
+        ["export", f["db"], "-o", "/dev/full"],
+        ["export", f["db"], "--format", "csv", "-o", "/dev/full"],
+        ["export", f["db"], "--table", "games", "-o", f["fifo"]],
+        ["emulate", "--linger", "nan"],
+        ["emulate", "--linger", "inf"],
+        ["emulate", "--script", f["script_big"], "--linger", "0"],
+        ["emulate", "--script", f["script_wait"], "--linger", "0"],
+        ["emulate", "--script", f["script_ok"], "--linger", "0"],
+        ["emulate", "--script", f["devzero"], "--linger", "0"],
+        ["emulate", "--script", f["fifo"], "--linger", "0"],
+        ["sim", "--port", "99999"],
+        ["sim", "--port", "-1"],
+        ["dash", f["db"], "--port", "99999"],
+        ["log", "--idle-exit", "nan"],
+        ["log", "--idle-exit", "inf", "--port", f["devzero"]],
+        ["log", "--port", f["fifo"], "--idle-exit", "1"],
+        ["log", "--port", f["hostile"], "--idle-exit", "1"],
+    ]
     return out
 
 
