@@ -268,8 +268,15 @@ def _run_pico(args):
             )
             at_ns = up + GAP_MS * 1_000_000
             presses += 1
-            while board.status()["t"] < at_ns:
-                time.sleep(0.05)
+            # A finger waits for the device: the next press comes GAP_MS after this one is let
+            # go, and not before the firmware has handled it (it slept again since), or a
+            # quick tap while it loads a screen would be lost (real: it polls every 20 ms).
+            while True:
+                status = board.status()
+                if status["t"] >= at_ns and status["last_idle"] > up:
+                    break
+                time.sleep(0.02)
+            at_ns = max(at_ns, status["t"])
             if args.pace:
                 time.sleep(args.pace / 1000)
                 at_ns = max(at_ns, board.status()["t"])

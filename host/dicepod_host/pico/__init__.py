@@ -481,6 +481,24 @@ class Pico:
             % (max_ms, stopped, self.boot_output())
         )
 
+    def run_until_idle(self, after_ns=None, max_ms=10_000):
+        """Run until the CPU has slept unbroken for 2 ms (WFI/WFE: the firmware is back in its
+        loop, waiting) at a moment later than after_ns (default: now); return the emulated ms.
+        TimeoutError after max_ms of emulated time without it."""
+        self._not_running()
+        after = self.now_ns if after_ns is None else int(after_ns)
+        reply = self.call("run", ms=max_ms, idle=True, idle_after=after, timeout=120 + max_ms / 20)
+        if reply["stopped"] != "idle":
+            raise TimeoutError(
+                "the firmware was not idle within %d ms (stopped: %s)" % (max_ms, reply["stopped"])
+            )
+        return self.now_ms
+
+    @property
+    def last_idle_ns(self):
+        """When the CPU last ended an unbroken 2 ms sleep (refresh with status())."""
+        return self._status.get("last_idle", 0)
+
     def go(self, realtime=True):
         """Let the chip run in the background (until halt()); realtime holds emulated time to
         the wall clock (what mpremote and other programs with timeouts need)."""

@@ -17,6 +17,7 @@ import { BasePeripheral, RP2040, USBCDC } from 'rp2040js';
 
 export const FLASH_SIZE = 2 * 1024 * 1024;
 const NS_PER_CYCLE = 8; // clk_sys 125 MHz
+const IDLE_NS = 2e6; // a sleep this long (WFI/WFE, unbroken) means the firmware was idle
 
 // --- diagnostics ------------------------------------------------------------------------------
 
@@ -629,6 +630,8 @@ export class Pico {
     this.usbOut = null; // function(bytes) for the USB serial's device -> host bytes
     this.pendingPresses = [];
     this.boots = 0;
+    this.waitStart = -1; // clock time the current WFI/WFE began (-1: awake)
+    this.lastIdle = 0; // emulated ns when the CPU last ended an idle sleep (>= IDLE_NS)
     this.timeBase = 0; // emulated nanoseconds before this chip was built (across resets)
     this.build(false);
   }
@@ -670,6 +673,7 @@ export class Pico {
       this.stopReason = 'watchdog';
     };
     this.mcu = mcu;
+    this.waitStart = -1;
     this.flash = flash;
     this.flashView = mem;
     this.pins = new PinBoard(mcu, (pin, level) =>
@@ -785,17 +789,26 @@ export class Pico {
     while (clock.nanos < limit) {
       if (this.stopReason) break;
       if (core.waiting) {
+        if (this.waitStart < 0) this.waitStart = clock.nanos;
         let jump = limit - clock.nanos;
         if (clock.nextAlarm) jump = Math.min(jump, Math.max(0, clock.nextAlarm.nanos - clock.nanos));
         clock.tick(jump);
         this.sleepCycles += jump / NS_PER_CYCLE;
         continue;
       }
+      if (this.waitStart >= 0) {
+        // The CPU slept (WFI/WFE) this long without a break: the firmware was idle.
+        if (clock.nanos - this.waitStart >= IDLE_NS) this.lastIdle = this.timeBase + clock.nanos;
+        this.waitStart = -1;
+      }
       for (let i = 0; i < 4096 && !core.waiting && !this.stopReason; i++) {
         const c = core.executeInstruction();
         clock.tick(c * NS_PER_CYCLE);
         this.awakeCycles += c;
       }
+    }
+    if (this.waitStart >= 0 && clock.nanos - this.waitStart >= IDLE_NS) {
+      this.lastIdle = this.timeBase + clock.nanos; // still asleep at the end of the run
     }
     const reason = this.stopReason;
     this.stopReason = null;
@@ -901,6 +914,7 @@ function main() {
     feedUsb();
     const t = pico.nanos;
     if (!job.stopped && job.until != null && t >= job.until) job.stopped = 'time';
+    if (!job.stopped && job.idle && pico.lastIdle > job.idleAfter) job.stopped = 'idle';
     if (!job.stopped && job.frame) {
       const last = pico.lastDataI2c;
       if (last && last > job.startNs && t - last >= job.quietNs) job.stopped = 'frame';
@@ -931,6 +945,7 @@ function main() {
       off: pico.off,
       usb: pico.cdc.initialized,
       usb_received: usbReceived,
+      last_idle: pico.lastIdle,
     };
   }
 
@@ -949,6 +964,8 @@ function main() {
           until,
           realtime: !!msg.realtime,
           frame: !!msg.frame,
+          idle: !!msg.idle,
+          idleAfter: msg.idle_after != null ? msg.idle_after : pico.nanos,
           quietNs: (msg.quiet_ms ?? 3) * 1e6,
           startNs: pico.nanos,
           emu0: pico.nanos,
