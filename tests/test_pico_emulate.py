@@ -52,15 +52,28 @@ def test_emulate_pico_then_log_and_verify(tmp_path, capsys):
     script.write_text(SCRIPT)
     image = tmp_path / "flash.img"
     db = str(tmp_path / "log.db")
+    link = tmp_path / "pod"
     emu = _dicepod(
-        "emulate", "--pico", "--script", str(script), "--linger", "60", "--flash", str(image)
+        "emulate",
+        "--pico",
+        "--script",
+        str(script),
+        "--linger",
+        "60",
+        "--flash",
+        str(image),
+        "--device-id",
+        "00000000000000a1",
+        "--link",
+        str(link),
     )
     log = None
     try:
         line = emu.stdout.readline()
         assert line.startswith("port: /dev/pts/"), line
         port = line.split(" ", 1)[1].strip()
-        log = _dicepod("log", "--port", port, "--db", db, "--quiet")
+        assert os.path.realpath(link) == port  # --link: a stable name for the pty
+        log = _dicepod("log", "--port", str(link), "--db", db, "--quiet")
         done = []
         threading.Thread(target=lambda: done.extend(emu.stderr), daemon=True).start()
         deadline = time.monotonic() + 150
@@ -86,7 +99,9 @@ def test_emulate_pico_then_log_and_verify(tmp_path, capsys):
     lines = read_littlefs(image.read_bytes())["journal.log"].splitlines(keepends=True)
     con = sqlite3.connect(db)
     rows = con.execute("SELECT seq, game, ms, kind FROM events ORDER BY seq").fetchall()
+    devices = [r[0] for r in con.execute("SELECT id FROM devices")]
     con.close()
+    assert devices == ["00000000000000a1"]  # --device-id: the flash chip's unique id
     assert len(rows) == len(lines) == 6
     for row, raw in zip(rows, lines):
         (seq, game, ms, event, _prev), _body = journal.decode(raw)

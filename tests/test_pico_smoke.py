@@ -53,7 +53,17 @@ def test_press_to_last_i2c_byte_is_measured(pico):
     assert got[1]["down_ns"] - got[0]["down_ns"] > 120e6  # a finger's pace between presses
 
 
+def test_scripted_presses_all_land(pico):
+    # DOWN then UP back, at play()'s pace: each one moves the cursor, none is lost.
+    start = pico.frame()
+    pico.play("DOWN")
+    moved = pico.frame()
+    pico.play("UP")
+    assert moved != start and pico.frame() == start
+
+
 def test_usb_serial_opens_with_pyserial(pico):
+    # Last of the shared Pico's tests: Ctrl-C stops main.py (the app is gone afterwards).
     import serial
 
     with pico.running(realtime=True):

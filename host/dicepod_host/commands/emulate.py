@@ -223,7 +223,6 @@ BOOT_MS = 10_000  # emulated ms the firmware gets to show its first frame
 
 def _run_pico(args):
     from dicepod_host import pico as pico_module
-    from dicepod_host.fakeboard.emulate_main import NAMES
 
     steps = _steps(args)
     flash = args.flash
@@ -239,61 +238,83 @@ def _run_pico(args):
             )
     pico_module.find_rp2(required=True)
     print("preparing the flash (firmware compiled as dicepod deploy installs it)", file=sys.stderr)
-    with pico_module.Pico(flash=flash, display=args.display) as board:
-        print("port: %s" % board.usb_port, flush=True)
+    with pico_module.Pico(flash=flash, display=args.display, device_id=args.device_id) as board:
+        linked = None
         try:
-            board.run_until_frame(max_ms=BOOT_MS)
-        except TimeoutError:
-            # Nothing on the display: show what the firmware printed (a boot traceback waits
-            # in TinyUSB's buffer until the PC sends a byte).
-            board.usb_write(b"\r")
-            board.go(realtime=False)
-            text = board.usb_read(2.0).decode(errors="replace")
-            board.halt()
-            sys.stderr.write(text.replace("\r\n", "\n"))
-            raise UserError(
-                "the firmware showed nothing within %d ms of emulated time (its output is above)"
-                % BOOT_MS
-            ) from None
-        board.go(realtime=True)
-        at_ns = board.status()["t"]
-        presses = 0
-        for kind, arg in steps:
-            if kind == "wait":
-                at_ns += arg * 1_000_000
-                continue
-            index, long = arg
-            down, up = board.press(
-                NAMES[index], hold_ms=LONG_MS if long else PRESS_MS, at_ms=at_ns / 1e6
-            )
-            at_ns = up + GAP_MS * 1_000_000
-            presses += 1
-            # A finger waits for the device: the next press comes GAP_MS after this one is let
-            # go, and not before the firmware has handled it (it slept again since), or a
-            # quick tap while it loads a screen would be lost (real: it polls every 20 ms).
-            while True:
-                status = board.status()
-                if status["t"] >= at_ns and status["last_idle"] > up:
-                    break
-                time.sleep(0.02)
-            at_ns = max(at_ns, status["t"])
-            if args.pace:
-                time.sleep(args.pace / 1000)
-                at_ns = max(at_ns, board.status()["t"])
-        print(
-            "emulate: %d presses done (Pico, %.1f s emulated)" % (presses, board.now_ms / 1e3),
-            file=sys.stderr,
-        )
-        linger = args.linger
-        end = None if linger < 0 else time.monotonic() + linger
-        try:
-            while end is None or time.monotonic() < end:
-                time.sleep(0.2)
-                if board.proc.poll() is not None:
-                    raise UserError("the emulated Pico stopped (exit code %s)" % board.proc.poll())
-        except KeyboardInterrupt:
-            pass
+            if args.link:
+                _link(board.usb_port, args.link)
+                linked = args.link
+            return _play_pico(args, board, steps)
+        finally:
+            if linked:
+                try:
+                    os.unlink(linked)
+                except OSError:
+                    pass
+
+
+def _play_pico(args, board, steps):
+    """Boot to the first frame, play the steps at the pins, linger; return the exit code."""
+    from dicepod_host.fakeboard.emulate_main import NAMES
+
+    print("port: %s" % board.usb_port, flush=True)
+    try:
+        board.run_until_frame(max_ms=BOOT_MS)
+    except TimeoutError:
+        # Nothing on the display: show what the firmware printed (a boot traceback waits
+        # in TinyUSB's buffer until the PC sends a byte).
+        board.usb_write(b"\r")
+        board.go(realtime=False)
+        text = board.usb_read(2.0).decode(errors="replace")
         board.halt()
+        sys.stderr.write(text.replace("\r\n", "\n"))
+        raise UserError(
+            "the firmware showed nothing within %d ms of emulated time (its output is above)"
+            % BOOT_MS
+        ) from None
+    board.go(realtime=True)
+    at_ns = board.status()["t"]
+    presses = 0
+    for kind, arg in steps:
+        if kind == "wait":
+            at_ns += arg * 1_000_000
+            continue
+        index, long = arg
+        down, up = board.press(
+            NAMES[index], hold_ms=LONG_MS if long else PRESS_MS, at_ms=at_ns / 1e6
+        )
+        at_ns = up + GAP_MS * 1_000_000
+        presses += 1
+        # A finger waits for the device: the next press comes GAP_MS after this one is let
+        # go and GAP_MS after the firmware has handled it (it slept again since). A quick
+        # tap while it loads a screen would be lost (it polls the pins every 20 ms tick and
+        # a screen's first draw blocks the loop), and one right after it would fall into the
+        # driver's lock-out after the release it saw late.
+        while True:
+            status = board.status()
+            if status["last_idle"] > up:
+                break
+            time.sleep(0.02)
+        at_ns = max(at_ns, status["last_idle"] + GAP_MS * 1_000_000)
+        while board.status()["t"] < at_ns:
+            time.sleep(0.02)
+        if args.pace:
+            time.sleep(args.pace / 1000)
+            at_ns = max(at_ns, board.status()["t"])
+    print(
+        "emulate: %d presses done (Pico, %.1f s emulated)" % (presses, board.now_ms / 1e3),
+        file=sys.stderr,
+    )
+    linger = args.linger
+    end = None if linger < 0 else time.monotonic() + linger
+    try:
+        while end is None or time.monotonic() < end:
+            time.sleep(0.2)
+            if board.proc.poll() is not None:
+                raise UserError("the emulated Pico stopped (exit code %s)" % board.proc.poll())
+    except KeyboardInterrupt:
+        pass
+    board.halt()
     return 0
 
 

@@ -270,7 +270,8 @@ class Pico:
     for a temporary one. files: {device path: bytes} put on a new image's file system, on top
     of the deployed firmware (deploy=True). display: the decoder's controller ("ssd1306" or
     "sh1106"; the firmware's device.display setting chooses what it sends). usb: "pty" (a
-    pseudo-terminal at .usb_port), or "events" (no pty: usb_send()/usb_output()).
+    pseudo-terminal at .usb_port), or "events" (no pty: usb_write()/usb_read()). device_id: the
+    flash chip's unique id (16 hex digits), which machine.unique_id() and so dicepod report.
     """
 
     def __init__(
@@ -285,6 +286,7 @@ class Pico:
         vsys_mv=None,
         rp2=None,
         env=None,
+        device_id=None,
     ):
         self.rp2 = Path(rp2) if rp2 else find_rp2(required=True)
         self._temp = None
@@ -314,6 +316,10 @@ class Pico:
         master = None
         cmd = [node_bin(), str(NODE_PROGRAM), "--rom", str(self.rp2 / ROM_NAME)]
         cmd += ["--flash", self.flash_path, "--seed", str(seed), "--vbus", "1" if vbus else "0"]
+        if device_id:
+            if len(device_id) != 16 or any(c not in "0123456789abcdef" for c in device_id):
+                raise ValueError("device_id must be 16 lower-case hex digits")
+            cmd += ["--uid", device_id]
         pass_fds = ()
         if usb == "pty":
             master, slave = os.openpty()
@@ -549,6 +555,17 @@ class Pico:
         """press() then run the press and after_ms more; return the press's (down, up) ns."""
         down, up = self.press(button, hold_ms=hold_ms, bounce=bounce)
         self.run_ms((up - self.now_ns) / 1e6 + after_ms)
+        return down, up
+
+    def play(self, button, hold_ms=60, gap_ms=80, bounce=True, max_ms=10_000):
+        """One press of a scripted session, at a careful finger's pace: press (held hold_ms),
+        run until the firmware has handled it (its CPU slept again after the release), then
+        gap_ms more. Return (down_ns, up_ns). A press that comes sooner can be lost on the real
+        port: the pins are polled each 20 ms tick, a screen's first draw blocks the loop for
+        hundreds of ms, and the driver's lock-out runs from the release it saw late."""
+        down, up = self.press(button, hold_ms=hold_ms, bounce=bounce)
+        self.run_until_idle(after_ns=up, max_ms=max_ms)
+        self.run_ms(gap_ms)
         return down, up
 
     def measure_press(self, button, hold_ms=80, bounce=True, max_ms=5_000, quiet_ms=25, gap_ms=120):

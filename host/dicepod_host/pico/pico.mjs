@@ -649,7 +649,7 @@ export class Pico {
     // The chip's flash array is 16 MB in rp2040js; ours is the first 2 MB of it.
     mcu.flash.set(this.flashMem);
     const mem = mcu.flash.subarray(0, FLASH_SIZE);
-    const flash = new SpiFlash(mem);
+    const flash = new SpiFlash(mem, this.opts.uniqueId);
     flash.onOp = (kind, offset, length) => this._flashOp(kind, offset, length, mem);
     const qspi = new QspiIoPeripheral(mcu, 'IO_QSPI', flash);
     mcu.peripherals[0x18000] = new SsiPeripheral(mcu, 'SSI', flash, qspi);
@@ -839,6 +839,7 @@ function main() {
     flash: new Uint8Array(image.buffer, image.byteOffset, FLASH_SIZE),
     flashFd,
     seed: Number(args.seed || 1),
+    uniqueId: args.uid ? Uint8Array.from(Buffer.from(String(args.uid), 'hex')) : undefined,
     vbus: args.vbus === undefined ? 1 : Number(args.vbus),
     emit: out,
   });
