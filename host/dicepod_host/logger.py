@@ -80,7 +80,7 @@ class Ingest:
         self.last_ping: float | None = None
         self.pending = 0  # events stored since the last commit
         self.last_event = clock()  # when the last event line arrived (for idle_exit)
-        self.counts = dict.fromkeys(_COUNTS, 0)
+        self.counts: dict[str, int] = dict.fromkeys(_COUNTS, 0)
 
     # --- connection -----------------------------------------------------------------------------
 
@@ -340,7 +340,7 @@ class Logger:
     @property
     def counts(self) -> dict[str, int]:
         """The counters of every port's Ingest, added up (plus reconnects and busy flushes)."""
-        total = dict.fromkeys(_COUNTS, 0)
+        total: dict[str, int] = dict.fromkeys(_COUNTS, 0)
         for port in self.ports.values():
             for key, value in port.ingest.counts.items():
                 total[key] = total.get(key, 0) + value

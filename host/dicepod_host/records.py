@@ -31,6 +31,9 @@ from dicepod.rules import modes
 MAX_SEQ = 2**32 - 1
 MAX_MS = 2**42
 MAX_VALUE = 2**31 - 1
+# An event (kind, data) and a (seq, event) pair, as the folds take them.
+Event = tuple[str, tuple[Any, ...]]
+Pair = tuple[int, Event]
 # Events the app writes beside the game's own (journal and crash handler).
 APP_KINDS = ("new_game", "set", "undo", "crash")
 

@@ -12,11 +12,17 @@ exports; see dicepod_host.verify.load), using each game's effective events (undo
   (dicepod.rules.tn.p_success).
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 from dicepod.rules import battle, dice, modes, odds, scoring
 from dicepod.rules import tn as tests_rules
 from dicepod.settings import Settings
+from dicepod_host.records import Pair
 from dicepod_host.verify import Problem, effective_pairs, fresh_faces
 
 FAIR_DF = 5
@@ -24,13 +30,13 @@ SUM_DICE = 6  # sums of 2..SUM_DICE dice rolled together are compared with their
 Z95 = 1.959963984540054  # two-sided 95 %
 
 
-def count_band(n, p):
+def count_band(n: int, p: float) -> tuple[float, float]:
     """The 95 % band of a count with n trials of chance p (normal approximation)."""
     sd = math.sqrt(n * p * (1 - p))
     return max(0.0, n * p - Z95 * sd), n * p + Z95 * sd
 
 
-def rate_band(n, p):
+def rate_band(n: int, p: float) -> tuple[float, float]:
     """The 95 % band of a rate over n trials of chance p ((0, 1) when n is 0)."""
     if n <= 0:
         return 0.0, 1.0
@@ -38,12 +44,12 @@ def rate_band(n, p):
     return max(0.0, p - Z95 * sd), min(1.0, p + Z95 * sd)
 
 
-def two_sided_p(z):
+def two_sided_p(z: float) -> float:
     """P(|Z| >= |z|) for a standard normal Z."""
     return math.erfc(abs(z) / math.sqrt(2))
 
 
-def sum_odds(n):
+def sum_odds(n: int) -> list[float]:
     """Exact P(sum of n fair dice = s) for s in n..6n, as a list of floats (index s - n)."""
     ways = [1]
     for _ in range(n):
@@ -56,7 +62,9 @@ def sum_odds(n):
     return [w / total for w in ways]
 
 
-def pooled_chi_square(observed, probs, total, least=5.0):
+def pooled_chi_square(
+    observed: list[int], probs: list[float], total: float, least: float = 5.0
+) -> tuple[float, int]:
     """Chi-square of counts against probabilities, neighbouring bins pooled until each expects
     at least `least`; return (chi2, df) (df 0 when fewer than two bins remain)."""
     bins = []
@@ -81,7 +89,7 @@ def pooled_chi_square(observed, probs, total, least=5.0):
 # --- exact statistics helpers ---------------------------------------------------------------
 
 
-def gammaincc(a, x):
+def gammaincc(a: float, x: float) -> float:
     """Regularized upper incomplete gamma Q(a, x) (series / continued fraction)."""
     if x <= 0:
         return 1.0
@@ -116,12 +124,12 @@ def gammaincc(a, x):
     return min(1.0, math.exp(-x + a * math.log(x) - gln) * h)
 
 
-def chi_square(observed, expected):
+def chi_square(observed: Sequence[float], expected: Sequence[float]) -> float:
     """Return Pearson's chi-square of observed counts against expected counts."""
     return sum((o - e) ** 2 / e for o, e in zip(observed, expected) if e > 0)
 
 
-def p_value(chi2, df):
+def p_value(chi2: float, df: float) -> float:
     """Return P(X >= chi2) for a chi-square variable with df degrees of freedom."""
     return gammaincc(df / 2.0, chi2 / 2.0)
 
@@ -147,7 +155,7 @@ def _battle_roll_odds():
 class Stats:
     """Counts gathered from games, and the report built from them."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.games = 0
         self.events = 0
         self.modes = {}
@@ -164,7 +172,13 @@ class Stats:
         self.device_faces = {}  # device -> faces[1..6]
         self.skipped = []  # notes: games that could not be folded
 
-    def add_game(self, device, game_id, mode, pairs):
+    def add_game(
+        self,
+        device: str,
+        game_id: int,
+        mode: str,
+        pairs: list[Pair],
+    ) -> None:
         """Add one game's effective (seq, event) pairs."""
         self.games += 1
         self.events += len(pairs)
@@ -247,7 +261,7 @@ class Stats:
 
     # --- report ---------------------------------------------------------------------------------
 
-    def report(self):
+    def report(self) -> dict[str, Any]:
         """Return the statistics as a JSON-able dict."""
         out = {"games": self.games, "events": self.events, "modes": dict(self.modes)}
         out["faces"] = _faces(self.faces[1:])
@@ -332,7 +346,9 @@ def _rate_row(key, value, hits, n, exact):
     }
 
 
-def collect(records, mode=None, device=None):
+def collect(
+    records: Iterable[tuple[Any, Any]], mode: str | None = None, device: str | None = None
+) -> Stats:
     """Build Stats from verify.load() records (problems are skipped; run verify for those)."""
     by_device = {}
     for _line, obj in records:
@@ -383,7 +399,7 @@ def _p(value):
     return "-" if value is None else ("< 0.001" if value < 0.001 else "%.3f" % value)
 
 
-def charts(report, directory):
+def charts(report: dict[str, Any], directory: Path) -> list[Path]:
     """Write PNG charts of a report into directory; return the paths written. Every chart names
     its sample size, shades the 95 % band of what fair dice give and states its test."""
     import matplotlib

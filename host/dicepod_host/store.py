@@ -317,10 +317,10 @@ class Store:
             "SELECT COUNT(*), MAX(seq) FROM events WHERE device=?", (device,), one=True
         )
         count, top = row if row else (0, None)
-        if not count:
+        if not count or top is None:
             return 0
         if count == top:
-            return top
+            return int(top)
         first = self._query("SELECT 1 FROM events WHERE device=? AND seq=1", (device,), one=True)
         if not first:
             return 0

@@ -14,16 +14,21 @@ file (the USB protocol's event lines) or an exported CSV file. Per device, in se
    A mode whose rules module is missing is reported as a note: steps 1-4 still run.
 """
 
+from __future__ import annotations
+
 import csv
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from dicepod import journal, protocol
 from dicepod.rules import modes
 from dicepod.settings import MissingValue, Settings
 from dicepod_host import records
 from dicepod_host.errors import UserError
+from dicepod_host.records import Event, Pair
 
 # Journal events the app writes that are not game moves (the app's fold skips them too).
 APP_EVENTS = ("crash",)
@@ -68,22 +73,24 @@ _FRESH = {
 _DICE = {("battle", "reroll"): _battle_reroll_all}
 
 
-def fresh_faces(mode, event):
+def fresh_faces(mode: str | None, event: Event) -> tuple[Any, ...]:
     """Return the dice faces an event rolled (() when it rolled none)."""
     kind, data = event
     if kind == "roll":
         return data
-    pick = _FRESH.get((mode, kind))
+    pick = _FRESH.get((mode or "", kind))
     return pick(data) if pick else ()
 
 
-def dice_values(mode, event):
+def dice_values(mode: str | None, event: Event) -> tuple[Any, ...]:
     """Return every value of an event that must be a die face (1..6)."""
-    pick = _DICE.get((mode, event[0]))
+    pick = _DICE.get((mode or "", event[0]))
     return pick(event[1]) if pick else fresh_faces(mode, event)
 
 
-def effective_pairs(pairs):
+def effective_pairs(
+    pairs: list[Pair],
+) -> list[Pair]:
     """Undo applied to a game's [(seq, event)] (the rules of dicepod.journal.effective)."""
     out = []
     for pair in pairs:
@@ -98,14 +105,21 @@ def effective_pairs(pairs):
 class Problem:
     """One bad event: where it is and what is wrong."""
 
-    def __init__(self, message, device=None, game=None, seq=None, line=None):
+    def __init__(
+        self,
+        message: str,
+        device: int | str | None = None,
+        game: int | str | None = None,
+        seq: int | str | None = None,
+        line: int | None = None,
+    ) -> None:
         self.message = message
         self.device = device
         self.game = game
         self.seq = seq
         self.line = line
 
-    def where(self):
+    def where(self) -> str:
         """Return 'device D game G seq S (line L)' with the parts that are known."""
         parts = []
         if self.device is not None:
@@ -119,7 +133,7 @@ class Problem:
             text = (text + " (line %d)" % self.line) if text else "line %d" % self.line
         return text
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         """Return the problem as a JSON-able dict."""
         return {
             "device": self.device,
@@ -129,14 +143,14 @@ class Problem:
             "error": self.message,
         }
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "%s: %s" % (self.where(), self.message)
 
 
 class Report:
     """What verify found."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.devices = 0
         self.games = 0
         self.events = 0
@@ -145,11 +159,11 @@ class Report:
         self.rules_checked = 0  # games folded through their rules module
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         """True when every game is intact and legal."""
         return not self.problems
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         """Return the report as a JSON-able dict."""
         return {
             "ok": self.ok,
@@ -165,7 +179,7 @@ class Report:
 # --- reading logs ----------------------------------------------------------------------------
 
 
-def load(path):
+def load(path: str | Path) -> list[tuple[int | None, Any]]:
     """Return a list of (line number or None, event dict or Problem) from a log file or DB."""
     p = Path(path)
     if not p.exists():
@@ -329,7 +343,7 @@ def _json_field(text):
 # --- checking ----------------------------------------------------------------------------------
 
 
-def verify_records(records):
+def verify_records(records: Iterable[tuple[int | None, Any]]) -> Report:
     """Check (line, event dict or Problem) records; return a Report."""
     report = Report()
     by_device = {}
@@ -346,7 +360,7 @@ def verify_records(records):
     return report
 
 
-def verify_path(path):
+def verify_path(path: str | Path) -> Report:
     """Verify a log file or database; return a Report."""
     return verify_records(load(path))
 

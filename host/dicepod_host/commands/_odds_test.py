@@ -16,7 +16,11 @@ the greatest common divisor of that power and every numerator, so 4 dice on 4+ r
 6/16, 4/16, 1/16 and the entries add up to 1 at a glance.
 """
 
+from __future__ import annotations
+
+import argparse
 import json
+from typing import Any
 
 from dicepod.rules import fraction
 from dicepod.rules import tn as rules
@@ -65,7 +69,7 @@ def _mod(word):
     return name, value
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `dicepod odds test`."""
     parser.add_argument("--dice", required=True, type=_dice, metavar="N", help="dice rolled")
     parser.add_argument(
@@ -88,7 +92,7 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def total_modifier(mods):
+def total_modifier(mods: list[tuple[str, int]]) -> int:
     """Sum modifiers by source: unnamed ones each count, a repeated name counts once (last)."""
     named = {}
     total = 0
@@ -100,7 +104,9 @@ def total_modifier(mods):
     return total + sum(named.values())
 
 
-def report(dice, tn, mods, rule=rules.RULE_NONE):
+def report(
+    dice: int, tn: int | None, mods: list[tuple[str, int]], rule: int = rules.RULE_NONE
+) -> dict[str, Any]:
     """Return the JSON-able report; raise UserError (exit 1) for a test that does not exist."""
     modifier = total_modifier(mods)
     final = rules.final_tn(tn, modifier)
@@ -140,7 +146,7 @@ def _percent(text):
     return "%.2f%%" % (100.0 * int(num) / int(den))
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Print the report (text or --json)."""
     obj = report(args.dice, args.tn, args.mod, _RULES[args.reroll])
     if args.json:

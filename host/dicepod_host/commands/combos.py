@@ -2,8 +2,12 @@
 rules (dicepod.rules.scoring), for people (a readable summary) and for other tools (--json, and
 --batch for many rolls, one per line on stdin, one JSON object per line on stdout)."""
 
+from __future__ import annotations
+
+import argparse
 import json
 import sys
+from typing import Any
 
 from dicepod.rules import scoring
 from dicepod.rules.dice import counts
@@ -14,7 +18,7 @@ HELP = "list the Battle Game scoring rolls, bust and ALL OUT! for a set of dice"
 _MOST = 6  # the Battle Game rolls six dice
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Dice values as arguments, or --batch to read rolls from stdin."""
     parser.add_argument("dice", nargs="*", metavar="DIE", help="die values 1-6 (1 to 6 dice)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -26,7 +30,7 @@ def add_arguments(parser):
     )
 
 
-def parse_dice(words, where=""):
+def parse_dice(words: list[str], where: str = "") -> tuple[int, ...]:
     """Return the dice as a tuple of ints; raise UsageError for anything else."""
     if not words:
         raise UsageError("%sno dice given" % where)
@@ -56,7 +60,7 @@ def _summary(dice):
     return found == 0, listed, scoring.all_out(face_counts)
 
 
-def classify(dice, _cache={}):  # noqa: B006 (a deliberate memo: 462 multisets at most)
+def classify(dice: tuple[int, ...], _cache: dict[Any, Any] = {}) -> dict[str, Any]:  # noqa: B006 (a deliberate memo: 462 multisets at most)
     """Return the JSON-able object for one roll (keys in the documented order)."""
     key = tuple(sorted(dice))
     summary = _cache.get(key)
@@ -92,7 +96,7 @@ def _batch(stream):
         sys.stdout.write("\n".join(out) + "\n")
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Classify the dice given (or each line of stdin with --batch)."""
     if args.batch:
         if args.dice:

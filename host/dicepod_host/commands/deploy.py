@@ -1,12 +1,15 @@
 """`dicepod deploy`: compile the firmware to .mpy and copy it to a Pico with mpremote (a clean,
 hash-checked copy; the journal and settings on the board are kept), then start it."""
 
+from __future__ import annotations
+
+import argparse
 import os
 
 HELP = "compile the firmware and copy it to a connected Pico (clean copy, hashes checked)"
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options: --port."""
     parser.add_argument(
         "--port",
@@ -16,7 +19,7 @@ def add_arguments(parser):
     )
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Deploy and print progress; UserError on any problem."""
     from dicepod_host.deploy import deploy
 

@@ -3,6 +3,9 @@ port, mpy-cross, Node and MicroPython's WebAssembly package, pyright, mpremote, 
 tests, a connected Pico). Exit 0 when everything the PC verbs need is there, 1 otherwise; a
 missing Pico or test browser is reported but not an error."""
 
+from __future__ import annotations
+
+import argparse
 import os
 import shutil
 import subprocess
@@ -13,7 +16,7 @@ HELP = "say what is installed and what is missing for each verb"
 _TIMEOUT = 10  # seconds for one version query
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """No options."""
 
 
@@ -32,7 +35,7 @@ def _version(cmd):
     return text[0] if text and out.returncode == 0 else None
 
 
-def checks():
+def checks() -> list[tuple[str, bool, str, str, bool]]:
     """Return a list of (name, ok, detail, needed_by, required)."""
     from dicepod import MICROPYTHON_VERSION
     from dicepod_host.sim import server
@@ -147,7 +150,7 @@ VERBS = (
 )
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Print one line per check and per verb; return 1 when something required is missing."""
     results = checks()
     width = max(len(r[0]) for r in results)

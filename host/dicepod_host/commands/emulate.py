@@ -19,6 +19,9 @@ Killing it (Ctrl-C, TERM, HUP, even KILL) stops the device with it: its child ge
 this process dies, as a Pico loses power with its cable.
 """
 
+from __future__ import annotations
+
+import argparse
 import os
 import shutil
 import signal
@@ -45,7 +48,7 @@ MAX_MONKEY = 100000
 MAX_PACE_MS = 60000
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `dicepod emulate`."""
     parser.add_argument(
         "--pico",
@@ -139,7 +142,7 @@ def _read_script(name):
         raise UserError("cannot read script %s: %s" % (name, err)) from err
 
 
-def micropython_bin():
+def micropython_bin() -> str:
     """Return the MicroPython unix port's path; raise UserError when it is not installed."""
     for candidate in (Path(sys.executable).parent / "micropython", shutil.which("micropython")):
         if candidate and Path(candidate).exists():
@@ -199,7 +202,7 @@ def _steps(args):
     return monkey_steps(0 if args.monkey is None else args.monkey, args.seed)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Start the virtual device; return its exit code."""
     if not (FIRMWARE / "dicepod" / "app.py").exists():
         raise UserError("the device app (firmware/dicepod/app.py) is not available")

@@ -70,7 +70,7 @@ class PlainView:
 class LiveView:
     """A rich live table: the device, its game, the last events and the counters."""
 
-    def __init__(self, port, db, console=None):
+    def __init__(self, port: str, db: str, console: Any = None) -> None:
         from rich.live import Live
 
         self.port = port
@@ -82,13 +82,13 @@ class LiveView:
         self.live = Live(self._render(), refresh_per_second=4, transient=False, console=console)
         self.live.start()
 
-    def event(self, obj):
+    def event(self, obj: dict[str, Any]) -> None:
         """Remember a stored event for the table."""
         if obj["event"][0] == "new_game" and obj["event"][1]:
             self.mode[(obj["dev"], obj["game"])] = obj["event"][1][0]
         self.recent.append(obj)
 
-    def update(self, ingest):
+    def update(self, ingest: Any) -> None:
         """Redraw at most a few times a second."""
         self.ingest = ingest
         now = time.monotonic()
@@ -127,7 +127,7 @@ class LiveView:
             )
         return table
 
-    def close(self):
+    def close(self) -> None:
         """Stop the live display."""
         self.live.update(self._render())
         self.live.stop()

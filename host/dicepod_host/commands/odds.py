@@ -10,6 +10,9 @@ underscore keeps cli.py from taking it for a verb of its own). To add another, p
 name in _PLUGINS below.
 """
 
+from __future__ import annotations
+
+import argparse
 import importlib
 import importlib.util
 import json
@@ -62,7 +65,7 @@ def _add_bust(sub):
     parser.set_defaults(_odds_run=run_bust)
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Subcommands: bust (here), and each plug-in module that exists."""
     sub = parser.add_subparsers(dest="odds_what", metavar="WHAT")
     _add_bust(sub)
@@ -76,7 +79,7 @@ def add_arguments(parser):
         plugin.set_defaults(_odds_run=module.run)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Run the chosen subcommand."""
     handler = getattr(args, "_odds_run", None)
     if handler is None:
@@ -88,7 +91,7 @@ def _percent(fraction):
     return "%.1f%%" % (100.0 * fraction[0] / fraction[1])
 
 
-def run_bust(args):
+def run_bust(args: argparse.Namespace) -> int:
     """Print the exact bust probability (and, without --json, the keep hint)."""
     m, kept = args.reroll, tuple(args.kept)
     if not 1 <= m <= 6:

@@ -1,6 +1,9 @@
 """`dicepod sim`: serve the browser simulator (the real firmware on MicroPython's WebAssembly
 port) on a local address and print it; --open also opens a browser when there is a display."""
 
+from __future__ import annotations
+
+import argparse
 import os
 import sys
 
@@ -10,7 +13,7 @@ HELP = "run the real firmware in a browser simulator (a local page; no Pico need
 DEFAULT_PORT = 8765
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options: --port, --host, --open."""
     parser.add_argument(
         "--port",
@@ -27,14 +30,14 @@ def add_arguments(parser):
     parser.add_argument("--verbose", action="store_true", help="log every request")
 
 
-def has_display():
+def has_display() -> bool:
     """True when a browser window can be shown (always outside Linux/BSD)."""
     if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def open_browser(url):
+def open_browser(url: str) -> bool:
     """Open url in a browser; return False (and open nothing) when there is no display."""
     if not has_display():
         return False
@@ -46,7 +49,7 @@ def open_browser(url):
         return False
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C."""
     from dicepod_host.sim import server as sim_server
 

@@ -3,6 +3,9 @@ logged games: per-face counts with chi-square and p-value, scoring rolls and bus
 exact odds, test success rates against their exact odds; --png writes charts a teacher can show.
 """
 
+from __future__ import annotations
+
+import argparse
 import json
 from pathlib import Path
 
@@ -13,7 +16,7 @@ from dicepod_host.verify import load
 HELP = "dice statistics of logged games against the exact odds (text, JSON or PNG charts)"
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `dicepod stats`."""
     parser.add_argument("logs", nargs="+", metavar="LOG", help="databases, JSONL or CSV exports")
     parser.add_argument("--mode", help="only games of this mode (battle, tests, free, ...)")
@@ -65,7 +68,7 @@ def _text(report):
     return "\n".join(lines)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Print the statistics (and write charts); return 0."""
     records = []
     for path in args.logs:

