@@ -325,9 +325,9 @@ def _run(argv):
             except SystemExit as exc:  # --help
                 code = exc.code
         outcome = "stopped" if stopped else "ok"
-        detail = "exit %s" % code
+        detail = f"exit {code}"
     except PastBound:
-        outcome, detail = "bound", "still running after %.0f s" % bound
+        outcome, detail = "bound", f"still running after {bound:.0f} s"
     except KeyboardInterrupt:
         outcome, detail = "stopped", "interrupted"
     except BaseException:

@@ -39,12 +39,13 @@ def test_every_listed_case_is_in_the_fuzz(tmp_path):
     files = fuzz_cli.make_files(tmp_path)
     cases = [" ".join(c) for c in fuzz_cli.cases(files)]
     for wanted in (
-        "verify %s" % files["db_data5"], "verify %s" % files["db_null"],
-        "verify %s" % files["db_seqx"], "verify %s" % files["csvbig"],
-        "verify %s" % files["deep"], "verify /dev/zero", "verify %s" % files["fifo"],
-        "export %s -o /dev/full" % files["db"], "emulate --linger nan", "emulate --linger inf",
-        "emulate --script %s --linger 0" % files["script_big"],
-        "emulate --script %s --linger 0" % files["script_wait"],
+        "verify {}".format(files["db_data5"]), "verify {}".format(files["db_null"]),
+        "verify {}".format(files["db_seqx"]), "verify {}".format(files["csvbig"]),
+        "verify {}".format(files["deep"]), "verify /dev/zero", "verify {}".format(files["fifo"]),
+        "export {} -o /dev/full".format(files["db"]),
+        "emulate --linger nan", "emulate --linger inf",
+        "emulate --script {} --linger 0".format(files["script_big"]),
+        "emulate --script {} --linger 0".format(files["script_wait"]),
         "sim --port 99999", "sim --port -1", "log --idle-exit nan",
     ):  # fmt: skip
         assert wanted in cases, wanted

@@ -37,7 +37,7 @@ def _dicepod(*args):
 
 
 def _device_id(i):
-    return "c1ab%012x" % i
+    return f"c1ab{i:012x}"
 
 
 def _emulator(tmp_path, i, link):
@@ -50,7 +50,7 @@ def _emulator(tmp_path, i, link):
 
 
 def _per_device(db):
-    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=5)
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
         rows = con.execute("SELECT device, COUNT(*) FROM events GROUP BY device").fetchall()
     except sqlite3.OperationalError:

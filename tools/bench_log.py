@@ -155,7 +155,7 @@ def main(argv):
                 VERIFY_GOAL,
                 "met" if rate >= VERIFY_GOAL else "MISSED",
                 cpu,
-                "" if report.ok else "  WARNING: %s" % report.problems[0],
+                "" if report.ok else f"  WARNING: {report.problems[0]}",
             )
         )
     return 0

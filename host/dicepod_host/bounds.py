@@ -21,13 +21,14 @@ def seconds(
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError("%s needs a number of seconds" % name) from None
+            raise argparse.ArgumentTypeError(f"{name} needs a number of seconds") from None
         if allow_negative_one and value == -1:
             return value
         if not math.isfinite(value) or not low <= value <= high:
             raise argparse.ArgumentTypeError(
-                "%s must be %g to %g seconds%s"
-                % (name, low, high, " (or -1)" if allow_negative_one else "")
+                "{} must be {:g} to {:g} seconds{}".format(
+                    name, low, high, " (or -1)" if allow_negative_one else ""
+                )
             )
         return value
 
@@ -43,9 +44,7 @@ def integer(name: str, low: int, high: int) -> Callable[[str], int]:
         except ValueError:
             value = None
         if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(
-                "%s must be a whole number %d to %d" % (name, low, high)
-            )
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number {low} to {high}")
         return value
 
     return parse

@@ -283,11 +283,11 @@ def open_port(spec: str, timeout: float = POLL) -> Any:
     import serial
 
     if "://" not in spec and not os.path.exists(spec):
-        raise UserError("no such port: %s" % spec)
+        raise UserError(f"no such port: {spec}")
     try:
         return serial.serial_for_url(spec, baudrate=115200, timeout=timeout, write_timeout=0.5)
     except (serial.SerialException, OSError, ValueError) as err:
-        raise UserError("cannot open port %s: %s" % (spec, err)) from err
+        raise UserError(f"cannot open port {spec}: {err}") from err
 
 
 class Unplugged(Exception):
@@ -421,7 +421,7 @@ class Logger:
         if not self.ports:
             if "auto" in self.specs:
                 find_port()  # raises the one-line "no dicepod found"
-            raise UserError("no port matches %s" % " ".join(self.specs))
+            raise UserError("no port matches {}".format(" ".join(self.specs)))
 
     def connect(self, port: Port, first: bool = False) -> bool:
         """Open a port; True when it is open (False: retried after its back-off)."""

@@ -128,7 +128,7 @@ def check_bounds(obj: dict[str, Any]) -> None:
     for key in ("seq", "game"):
         value = obj.get(key)
         if isinstance(value, int) and value > MAX_SEQ:
-            raise ValueError("%s out of range" % key)
+            raise ValueError(f"{key} out of range")
     ms = obj.get("ms")
     if isinstance(ms, int) and ms > MAX_MS:
         raise ValueError("ms out of range")

@@ -94,7 +94,7 @@ def player_names(
 ) -> list[str]:
     """Return count player names for a device's game (see the module docstring)."""
     own = names.get((device, game)) or names.get((device, 0)) or []
-    return [own[i] if i < len(own) else "%s:P%d" % (_label(device), i + 1) for i in range(count)]
+    return [own[i] if i < len(own) else f"{_label(device)}:P{i + 1}" for i in range(count)]
 
 
 def _games(events: Iterable[dict[str, Any]]) -> Iterable[tuple[list[dict[str, Any]], bool]]:
@@ -134,7 +134,7 @@ def fold_game(
         module = modes.module(mode)
         game = module.Game(Settings(module.SETTINGS))
     except (ValueError, ImportError) as err:
-        base.problem = "mode %s: %s" % (mode, err)
+        base.problem = f"mode {mode}: {err}"
         _ended(base, raw[-1], len(pairs))
         return [base]
     folder = _FOLDERS.get(mode, _Folder)(game)
@@ -148,7 +148,7 @@ def fold_game(
         try:
             game.apply(event)
         except (ValueError, MissingValue, TypeError, IndexError, KeyError) as err:
-            current.problem = "seq %s: illegal %s (%s)" % (seq, event[0], err)
+            current.problem = f"seq {seq}: illegal {event[0]} ({err})"
             break
         if folder.after(event):  # a play finished: its record, and the next play begins
             obj = by_seq[seq]
@@ -199,7 +199,7 @@ class _Folder:
         res.finished = closed
         dice = getattr(self.game, "dice", 0)
         res.scores = [dice] if isinstance(dice, int) else []
-        res.outcome = "%d dice rolled" % dice if isinstance(dice, int) else ""
+        res.outcome = f"{dice} dice rolled" if isinstance(dice, int) else ""
 
 
 class _Battle(_Folder):
@@ -213,12 +213,12 @@ class _Battle(_Folder):
         played = len(game.results)
         if res.finished:
             res.outcome = (
-                "%s wins the series %d-%d" % (res.winner, max(res.scores), min(res.scores))
+                f"{res.winner} wins the series {max(res.scores)}-{min(res.scores)}"
                 if res.winner
-                else "series tied %d-%d" % tuple(res.scores)
+                else "series tied {}-{}".format(*res.scores)
             )
         else:
-            res.outcome = "%d of %d games played" % (played, battle.SERIES)
+            res.outcome = f"{played} of {battle.SERIES} games played"
 
 
 class _Tests(_Folder):
@@ -243,8 +243,8 @@ class _Tests(_Folder):
         leaders = [i for i, w in enumerate(res.scores) if w == best]
         if self.rolloffs and len(leaders) == 1:
             res.winner = res.players[leaders[0]]
-        res.outcome = "%d roll-off(s)" % self.rolloffs + (
-            ", %s won most" % res.winner if res.winner else ""
+        res.outcome = f"{self.rolloffs} roll-off(s)" + (
+            f", {res.winner} won most" if res.winner else ""
         )
 
 
@@ -268,7 +268,7 @@ class _Coop(_Folder):
     def finish(self, res: Result, closed: bool, names: dict[tuple[str, int], list[str]]) -> None:
         game = self.game
         own = names.get((res.device, res.game)) or names.get((res.device, 0))
-        res.players = list(own) if own else ["%s:team" % _label(res.device)]
+        res.players = list(own) if own else [f"{_label(res.device)}:team"]
         code = game.result if game.phase == self.over else None
         res.finished = code is not None
         if code is not None:
@@ -296,9 +296,9 @@ class _Tyranid(_Coop):
         super().finish(res, closed, names)
         game = self.game
         if game.campaign and res.finished:
-            res.outcome = "campaign level %d: %s" % (game.level, res.outcome)
+            res.outcome = f"campaign level {game.level}: {res.outcome}"
         elif res.finished:
-            res.outcome = "level %d: %s" % (game.level, res.outcome)
+            res.outcome = f"level {game.level}: {res.outcome}"
         res.scores = [game.level]
 
 

@@ -74,10 +74,10 @@ def db_error(path: str, err: Exception) -> UserError:
     """The one mapping of SQLite's errors to a one-line UserError."""
     text = str(err)
     if _is_busy(err):
-        return LockedError("database %s is locked by another program" % path)
+        return LockedError(f"database {path} is locked by another program")
     if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return UserError("%s is not a dicepod database (or it is corrupt)" % path)
-    return UserError("database %s: %s" % (path, text))
+        return UserError(f"{path} is not a dicepod database (or it is corrupt)")
+    return UserError(f"database {path}: {text}")
 
 
 class Store:
@@ -88,12 +88,12 @@ class Store:
         p = Path(self.path)
         if not create and not p.is_file():
             if p.exists() and not p.is_dir():
-                raise UserError("%s is not a regular file, not a database" % self.path)
-            raise UserError("no such database: %s" % self.path)
+                raise UserError(f"{self.path} is not a regular file, not a database")
+            raise UserError(f"no such database: {self.path}")
         if p.is_dir():
-            raise UserError("%s is a directory, not a database" % self.path)
+            raise UserError(f"{self.path} is a directory, not a database")
         if p.exists() and not p.is_file():
-            raise UserError("%s is not a regular file, not a database" % self.path)
+            raise UserError(f"{self.path} is not a regular file, not a database")
         self._events: list[tuple[Any, ...]] = []  # queued event rows (see the docstring)
         self._keys: dict[tuple[str, int], str] = {}  # (device, seq) -> crc of a queued row
         self._games: list[tuple[Any, ...]] = []
@@ -130,10 +130,10 @@ class Store:
         if "meta" in tables:
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None or not str(row[0]).isdigit() or int(row[0]) > SCHEMA_VERSION:
-                raise UserError("%s: unsupported dicepod database schema" % self.path)
+                raise UserError(f"{self.path}: unsupported dicepod database schema")
             return int(row[0])
         if tables:
-            raise UserError("%s is not a dicepod database" % self.path)
+            raise UserError(f"{self.path} is not a dicepod database")
         return None
 
     def _open(self, create: bool) -> None:
@@ -141,7 +141,7 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         if version is None and not create:
-            raise UserError("%s is not a dicepod database (it is empty)" % self.path)
+            raise UserError(f"{self.path} is not a dicepod database (it is empty)")
         if version is None:
             # Before the transaction (SQLite cannot switch inside one); kept in the file.
             self.db.execute("PRAGMA journal_mode=WAL")
@@ -193,8 +193,8 @@ class Store:
                         [(d, fw, now, now) for d, (fw, now) in self._devices.items()],
                     )
                 db.executemany(
-                    "INSERT OR IGNORE INTO events (%s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    % _EVENT_COLUMNS,
+                    f"INSERT OR IGNORE INTO events ({_EVENT_COLUMNS}) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     self._events,
                 )
                 db.executemany(
@@ -222,7 +222,7 @@ class Store:
     def commit(self) -> None:
         """Write what has been queued; raise UserError when the database stays locked."""
         if not self.flush():
-            raise LockedError("database %s is locked by another program" % self.path)
+            raise LockedError(f"database {self.path} is locked by another program")
 
     def touch_device(self, device: str, fw: str | None = None, now: float | None = None) -> None:
         """Record that device was seen (and its firmware version when known)."""
@@ -268,10 +268,10 @@ class Store:
         """Name the players of a device (game 0: its standing names) or of one of its games."""
         names = list(names)
         if len(names) > MAX_PLAYERS:
-            raise UserError("at most %d players" % MAX_PLAYERS)
+            raise UserError(f"at most {MAX_PLAYERS} players")
         for name in names:
             if not name or len(name) > MAX_PLAYER_NAME or not name.isprintable():
-                raise UserError("a player's name is 1 to %d printable characters" % MAX_PLAYER_NAME)
+                raise UserError(f"a player's name is 1 to {MAX_PLAYER_NAME} printable characters")
         with self.errors():
             self.db.execute("BEGIN IMMEDIATE")
             try:

@@ -34,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from dicepod_host.commands.sim import open_browser
 
     server = dash.make_server(args.db, args.host, args.port)
-    print("dicepod dashboard: %s  (Ctrl-C stops it)" % server.url, flush=True)
+    print(f"dicepod dashboard: {server.url}  (Ctrl-C stops it)", flush=True)
     if args.open and not open_browser(server.url):
-        print("no display to open a browser on: open %s in a browser" % server.url, flush=True)
+        print(f"no display to open a browser on: open {server.url} in a browser", flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:

@@ -70,7 +70,7 @@ def _event_line(obj: dict[str, Any]) -> str:
         loose["event"] = [obj["event"][0], list(obj["event"][1])]
         return json.dumps(loose, default=str) + "\n"
     cut = line.rfind(',"crc":"')
-    return line[:cut] + ',"crc":"%s"}\n' % obj["crc"]
+    return line[:cut] + ',"crc":"{}"}}\n'.format(obj["crc"])
 
 
 def write_events(store: Store, out: IO[str], fmt: str, device: str | None = None) -> int:
@@ -86,7 +86,7 @@ def write_events(store: Store, out: IO[str], fmt: str, device: str | None = None
     for obj in store.events(device):
         width = max(width, len(obj["event"][1]))
     writer = csv.writer(out, lineterminator="\n")
-    values = tuple("value_%d" % (i + 1) for i in range(width))
+    values = tuple(f"value_{i + 1}" for i in range(width))
     writer.writerow(EVENT_HEAD + values + EVENT_TAIL)
     for obj in store.events(device, received=True):
         kind, data = obj["event"]
@@ -113,8 +113,8 @@ def write_games(store: Store, out: IO[str], fmt: str, device: str | None = None)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
         GAME_HEAD
-        + tuple("player_%d" % (i + 1) for i in range(players))
-        + tuple("score_%d" % (i + 1) for i in range(scores))
+        + tuple(f"player_{i + 1}" for i in range(players))
+        + tuple(f"score_{i + 1}" for i in range(scores))
         + ("problem",)
     )
     for r in rows:
@@ -132,7 +132,7 @@ def open_output(path: str) -> IO[str]:
     """Open a file to write text to; UserError for a folder, a FIFO nobody reads, no access."""
     try:
         if os.path.isdir(path):
-            raise UserError("cannot write %s: it is a directory" % path)
+            raise UserError(f"cannot write {path}: it is a directory")
         if os.path.exists(path) and stat.S_ISFIFO(os.stat(path).st_mode):
             fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)  # ENXIO when nobody reads it
             os.set_blocking(fd, True)
@@ -140,7 +140,7 @@ def open_output(path: str) -> IO[str]:
         return open(path, "w", encoding="utf-8", newline="")
     except OSError as err:
         reason = "no program reads that FIFO" if err.errno == errno.ENXIO else err.strerror
-        raise UserError("cannot write %s: %s" % (path, reason or err)) from err
+        raise UserError(f"cannot write {path}: {reason or err}") from err
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     write = write_games if args.table == "games" else write_events
     with Store(args.db, create=False) as store:
         if args.device and args.device not in store.devices():
-            raise UserError("no device %s in %s" % (args.device[:40], args.db))
+            raise UserError(f"no device {args.device[:40]} in {args.db}")
         if not args.output:
             write(store, sys.stdout, args.format, args.device)
             return 0
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             with out:
                 n = write(store, out, args.format, args.device)
         except OSError as err:
-            raise UserError("cannot write %s: %s" % (args.output, err.strerror or err)) from err
-    print("exported %d %s to %s" % (n, "game(s)" if args.table == "games" else "event(s)",
-                                    args.output), file=sys.stderr)  # fmt: skip
+            raise UserError(f"cannot write {args.output}: {err.strerror or err}") from err
+    what = "game(s)" if args.table == "games" else "event(s)"
+    print(f"exported {n} {what} to {args.output}", file=sys.stderr)
     return 0

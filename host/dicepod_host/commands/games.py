@@ -50,18 +50,15 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(table, indent=2))
             return 0
         for mode, lines in sorted(table["modes"].items()):
-            print("%s: player, played, won, drawn, lost, rate (95 %% interval)" % mode)
+            print(f"{mode}: player, played, won, drawn, lost, rate (95 % interval)")
             for r in lines:
                 print(
-                    "  %-20s %4d %4d %4d %4d  %5.1f%% (%.1f-%.1f%%)"
-                    % (r["player"][:20], r["played"], r["won"], r["drawn"], r["lost"],
-                       100 * r["rate"], 100 * r["low"], 100 * r["high"])
+                    f"  {r['player'][:20]:<20} {r['played']:4} {r['won']:4} {r['drawn']:4}"
+                    f" {r['lost']:4}  {100 * r['rate']:5.1f}% ({100 * r['low']:.1f}-"
+                    f"{100 * r['high']:.1f}%)"
                 )  # fmt: skip
             for h in table["head_to_head"].get(mode, ()):
-                print(
-                    "  %s %d - %d %s (%d drawn)"
-                    % (h["a"], h["a_won"], h["b_won"], h["b"], h["drawn"])
-                )
+                print(f"  {h['a']} {h['a_won']} - {h['b_won']} {h['b']} ({h['drawn']} drawn)")
         if not table["modes"]:
             print("no finished games")
         return 0
@@ -71,12 +68,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         print(
-            "%s game %d%s %-8s %s %5.0f s  %s  %s%s"
-            % (r.device, r.game, ".%d" % r.play if r.play > 1 else "", r.mode, when(r.started),
+            "{} game {}{} {:<8} {} {:5.0f} s  {}  {}{}".format(
+               r.device, r.game, f".{r.play}" if r.play > 1 else "", r.mode, when(r.started),
                r.seconds, " v ".join(r.players), r.outcome,
-               "  scores %s" % "-".join(str(s) for s in r.scores) if r.scores else "")
+               "  scores {}".format("-".join(str(s) for s in r.scores)) if r.scores else "")
             + ("" if r.finished else "  (not finished)")
-            + ("  BAD %s" % r.problem if r.problem else "")
+            + (f"  BAD {r.problem}" if r.problem else "")
         )  # fmt: skip
-    print("%d game(s)" % len(rows))
+    print(f"{len(rows)} game(s)")
     return 0

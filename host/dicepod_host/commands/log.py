@@ -55,8 +55,9 @@ class PlainView:
         """Print a stored event."""
         kind, data = obj["event"]
         print(
-            "%s seq %d game %d %s %s"
-            % (obj["dev"], obj["seq"], obj["game"], kind, " ".join(str(v) for v in data)),
+            "{} seq {} game {} {} {}".format(
+                obj["dev"], obj["seq"], obj["game"], kind, " ".join(str(v) for v in data)
+            ),
             flush=True,
         )
 
@@ -100,9 +101,9 @@ class LiveView:
         from rich.table import Table
 
         ingest = self.ingest
-        title = "dicepod log  %s -> %s" % (self.port, self.db)
+        title = f"dicepod log  {self.port} -> {self.db}"
         if ingest is not None and ingest.device:
-            title += "  device %s" % ingest.device
+            title += f"  device {ingest.device}"
         table = Table(title=title, expand=False)
         for name in ("device", "seq", "game", "mode", "event", "values"):
             table.add_column(name)
@@ -118,7 +119,7 @@ class LiveView:
             )
         if ingest is not None:
             c = ingest.counts
-            table.caption = "new %d  duplicate %d  rejected %d  conflict %d  reconnects %d" % (
+            table.caption = "new {}  duplicate {}  rejected {}  conflict {}  reconnects {}".format(
                 c["new"],
                 c["duplicate"],
                 ingest.rejects(),
@@ -167,15 +168,14 @@ def run(args: argparse.Namespace) -> int:
             store.close()
         except LockedError:
             print(
-                "dicepod log: %s stayed locked: %d event(s) not written (the device still has"
-                " them: log again to back-fill)" % (args.db, left),
+                f"dicepod log: {args.db} stayed locked: {left} event(s) not written (the device"
+                " still has them: log again to back-fill)",
                 file=sys.stderr,
             )
     c = ingest.counts
     print(
-        "dicepod log: %d new event(s), %d duplicate(s), %d rejected line(s) "
-        "(%d malformed, %d oversize), %d conflict(s), %d reconnect(s), %d device(s) -> %s"
-        % (
+        "dicepod log: {} new event(s), {} duplicate(s), {} rejected line(s) "
+        "({} malformed, {} oversize), {} conflict(s), {} reconnect(s), {} device(s) -> {}".format(
             c["new"],
             c["duplicate"],
             ingest.rejects(),

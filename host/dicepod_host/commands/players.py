@@ -31,13 +31,13 @@ def run(args: argparse.Namespace) -> int:
     """List or set the names; return 0."""
     with Store(args.db, create=False) as store:
         if args.device is not None and args.device not in store.devices():
-            raise UserError("no device %s in %s" % (args.device[:40], args.db))
+            raise UserError(f"no device {args.device[:40]} in {args.db}")
         if args.names:
             if args.device is None:
                 raise UserError("name the device first: dicepod players DB DEVICE NAME ...")
             store.set_players(args.device, args.names, args.game)
         for (device, game), names in sorted(store.players().items()):
             if args.device is None or device == args.device:
-                where = "game %d" % game if game else "every game"
-                print("%s %s: %s" % (device, where, ", ".join(names)))
+                where = f"game {game}" if game else "every game"
+                print("{} {}: {}".format(device, where, ", ".join(names)))
     return 0

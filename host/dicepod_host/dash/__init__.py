@@ -111,8 +111,8 @@ def make_server(db: str, host: str = "127.0.0.1", port: int = 0) -> DashServer:
         return DashServer((host, port), db)
     except OSError as err:
         raise UserError(
-            "cannot serve on %s:%d (%s): try another --port, or --port 0 for any free one"
-            % (host, port, err.strerror or err)
+            f"cannot serve on {host}:{port} ({err.strerror or err}): try another --port, or"
+            " --port 0 for any free one"
         ) from None
 
 
