@@ -117,12 +117,15 @@ def test_emulate_pico_shows_a_boot_traceback(tmp_path):
     image = tmp_path / "broken.img"
     build_flash(str(image), files={"main.py": b"import dicepod.app\nimport not_a_module\n"})
     result = subprocess.run(
-        [sys.executable, "-m", "dicepod_host.cli", "emulate", "--pico", "--flash", str(image)],
+        [
+            *(sys.executable, "-m", "dicepod_host.cli", "emulate", "--pico"),
+            *("--flash", str(image), "--linger", "0"),
+        ],
         capture_output=True,
         text=True,
         timeout=180,
     )
-    assert result.returncode != 0
+    assert result.returncode == 1
     assert "Traceback (most recent call last):" in result.stderr, result.stderr
     assert "ImportError: no module named 'not_a_module'" in result.stderr, result.stderr
-    assert "showed nothing" in result.stderr
+    assert "showed nothing" in result.stderr and "stays on at its REPL" in result.stderr

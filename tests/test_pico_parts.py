@@ -5,6 +5,7 @@ dicepod, shared by the module). Every gap is in ../shared/rp2/README.md."""
 
 import json
 import subprocess
+import time
 
 import pytest
 from pico_support import need_pico
@@ -357,6 +358,20 @@ def test_firmware_idles_in_wfi_with_usb_connected(bare):
     bare.status()
     duty = (bare.cycles - awake) / ((bare.cycles - awake) + (bare.sleep_cycles - asleep))
     assert duty < 0.05, duty
+
+
+def test_firmware_soft_reset_keeps_the_usb_serial(bare):
+    # Ctrl-D at the raw REPL soft-resets MicroPython (mpremote does it on connecting). The SDK
+    # resets core 1 and waits for its boot ROM's answer on the inter-core FIFO.
+    assert run(bare, "x = 41\nprint(x + 1)") == "42"
+    seen = b""
+    with bare.running(realtime=False):
+        bare.usb_write(b"\x04")
+        end = time.monotonic() + 20
+        while b"raw REPL; CTRL-B to exit\r\n>" not in seen and time.monotonic() < end:
+            seen += bare.usb_read(0.1)
+    assert b"MPY: soft reboot" in seen, seen
+    assert run(bare, "print('x' in globals())") == "False"  # a fresh interpreter
 
 
 def test_firmware_reset_keeps_watchdog_scratch(bare):

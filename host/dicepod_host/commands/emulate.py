@@ -13,7 +13,10 @@ emulated devices side by side), --link makes a symlink to the pty (a stable name
 an emulated RP2040 (host/dicepod_host/pico), the firmware deployed on its flash as `dicepod
 deploy` installs it, buttons pressed at the pins, emulated time held to the wall clock so
 `dicepod log`, mpremote and `dicepod deploy` can use the port. --flash is then the 2 MiB flash
-image FILE (made when absent, kept). A traceback printed at boot reaches this terminal.
+image FILE (made when absent, kept; an existing image boots as it is, like a Pico keeps its
+files). `--blank` makes a new flash with MicroPython alone, as after copying the UF2, for
+`dicepod deploy --port` to install onto. A firmware that shows nothing at boot gets what it
+printed (its traceback) on this terminal, and the device stays on at its REPL (exit code 1).
 
 Killing it (Ctrl-C, TERM, HUP, even KILL) stops the device with it: its child gets SIGKILL when
 this process dies, as a Pico loses power with its cable.
@@ -54,6 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--pico",
         action="store_true",
         help="the real Pico firmware on an emulated RP2040 (slower; --flash is then an image FILE)",
+    )
+    parser.add_argument(
+        "--blank",
+        action="store_true",
+        help="--pico: a new flash with MicroPython only (as after copying the UF2), to deploy to",
     )
     parser.add_argument(
         "--display",
@@ -241,7 +249,13 @@ def _run_pico(args):
             )
     pico_module.find_rp2(required=True)
     print("preparing the flash (firmware compiled as dicepod deploy installs it)", file=sys.stderr)
-    with pico_module.Pico(flash=flash, display=args.display, device_id=args.device_id) as board:
+    if args.blank and flash and os.path.exists(flash):
+        raise UserError("--blank makes a new flash: %s exists already" % flash)
+    if args.blank and (args.script or args.monkey):
+        raise UserError("--blank runs no firmware to press buttons on")
+    with pico_module.Pico(
+        flash=flash, display=args.display, device_id=args.device_id, deploy=not args.blank
+    ) as board:
         linked = None
         try:
             if args.link:
@@ -261,20 +275,28 @@ def _play_pico(args, board, steps):
     from dicepod_host.fakeboard.emulate_main import NAMES
 
     print("port: %s" % board.usb_port, flush=True)
-    try:
-        board.run_until_frame(max_ms=BOOT_MS)
-    except TimeoutError:
-        # Nothing on the display: show what the firmware printed (a boot traceback waits
-        # in TinyUSB's buffer until the PC sends a byte).
-        board.usb_write(b"\r")
-        board.go(realtime=False)
-        text = board.usb_read(2.0).decode(errors="replace")
-        board.halt()
-        sys.stderr.write(text.replace("\r\n", "\n"))
-        raise UserError(
-            "the firmware showed nothing within %d ms of emulated time (its output is above)"
-            % BOOT_MS
-        ) from None
+    failed = False
+    if args.blank:
+        board.run_ms(300)  # MicroPython alone: at its REPL, waiting for `dicepod deploy`
+        steps = []
+    else:
+        try:
+            board.run_until_frame(max_ms=BOOT_MS)
+        except TimeoutError:
+            # Nothing on the display: show what the firmware printed (a boot traceback waits
+            # in TinyUSB's buffer until the PC sends a byte). The device stays on, at its REPL,
+            # as a Pico would: `dicepod deploy --port` can put a working firmware on it.
+            board.usb_write(b"\r")
+            board.go(realtime=False)
+            text = board.usb_read(2.0).decode(errors="replace")
+            board.halt()
+            sys.stderr.write(text.replace("\r\n", "\n"))
+            sys.stderr.write(
+                "dicepod: the firmware showed nothing within %d ms of emulated time (its output "
+                "is above); the device stays on at its REPL\n" % BOOT_MS
+            )
+            failed = True
+            steps = []
     board.go(realtime=True)
     at_ns = board.status()["t"]
     presses = 0
@@ -318,7 +340,7 @@ def _play_pico(args, board, steps):
     except KeyboardInterrupt:
         pass
     board.halt()
-    return 0
+    return 1 if failed else 0
 
 
 # --- the firmware under the MicroPython unix port -------------------------------------------------

@@ -313,16 +313,35 @@ export class RoscPeripheral extends BasePeripheral {
   }
 }
 
-// --- SIO: the inter-core FIFO of a chip whose core 1 never starts --------------------------------
+// --- SIO: the inter-core FIFO of a chip whose core 1 never runs -----------------------------------
 
-/** FIFO_ST reads "ready, nothing valid", FIFO_RD 0, FIFO_WR is dropped (core 1 is not emulated),
- *  instead of rp2040js's warning on every access. */
-export function fixSioFifo(sio) {
+/** Core 0's side of the inter-core FIFO, with core 1 reduced to its reset handshake: when core 1
+ *  is let out of reset (PSM FRCE_OFF.PROC1 cleared, what the SDK's multicore_reset_core1() does on
+ *  every soft reset) its boot ROM pushes a 0, which the SDK waits for. Without it a soft reset
+ *  (Ctrl-D, mpremote) hung; rp2040js answered every FIFO access with a warning and all ones.
+ *  Words core 0 writes go nowhere (core 1 and _thread are not emulated). */
+export function fixSioFifo(sio, psm) {
+  const rx = [];
   const read = sio.readUint32.bind(sio);
   const write = sio.writeUint32.bind(sio);
-  sio.readUint32 = (offset) => (offset === 0x50 ? 0x2 : offset === 0x58 ? 0 : read(offset));
+  // FIFO_ST: VLD (bit 0) when a word waits, RDY (bit 1) always
+  sio.readUint32 = (offset) => {
+    if (offset === 0x50) return (rx.length ? 1 : 0) | 2;
+    if (offset === 0x58) return rx.length ? rx.shift() : 0;
+    return read(offset);
+  };
   sio.writeUint32 = (offset, value) => {
     if (offset !== 0x50 && offset !== 0x54) write(offset, value);
+  };
+  const psmWrite = psm.writeUint32.bind(psm);
+  psm.writeUint32 = (offset, value) => {
+    const wasOff = offset === 0x04 && psm.frceOff & (1 << 16);
+    psmWrite(offset, value);
+    if (wasOff && !(psm.frceOff & (1 << 16))) {
+      rx.length = 0; // core 1's ROM drains its mailbox and answers 0
+      rx.push(0);
+      psm.rp2040.core.eventRegistered = true; // its SEV wakes core 0's WFE
+    }
   };
 }
 
@@ -659,7 +678,7 @@ export class Pico {
     // QSPI_SS: a real pad resets with input enabled and pull-up; the flash's CS line reads high.
     mcu.qspi[1].padValue = 0x5a;
     mcu.qspi[1].setInputValue(true);
-    fixSioFifo(mcu.sio);
+    fixSioFifo(mcu.sio, mcu.peripherals[0x40010]);
     for (const uart of mcu.uart) fixUart(uart);
     for (const i2c of mcu.i2c) fixI2cAbort(i2c);
     if (watchdog && this.scratch) {
