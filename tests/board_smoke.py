@@ -6,6 +6,7 @@ import sys
 
 import machine
 import oled_decode
+from board_options import OPTIONS  # the fake machine's flash directory and clock
 
 from dicepod import board
 
@@ -18,7 +19,7 @@ SHAPE += ("ticks_ms", "ticks_diff", "sleep_ms")
 
 for kind, name in ((0, "ssd1306"), (1, "sh1106")):
     machine.OLED_CONTROLLER = name  # the fake module fitted to the fake board
-    b = board.make({"device.display": kind, "device.dim_s": 5, "device.off_s": 10})
+    b = board.make({"device.display": kind, "device.dim_s": 5, "device.off_s": 10}, **OPTIONS)
     i2c = machine.BUSES[-1]
     oled = i2c.devices[board.OLED_ADDR]
     assert oled.controller == name
@@ -92,7 +93,7 @@ def _init_3d(self, *args, **kwargs):
 
 
 machine.I2C.__init__ = _init_3d
-b = board.make({})
+b = board.make({}, **OPTIONS)
 assert b.display.addr == 0x3D
 machine.I2C.__init__ = _real_init
 

@@ -1,8 +1,10 @@
 """The Pico's wiring and the one place with pin numbers: make() builds the Board.
 
 Shell code. Importing this module builds nothing (no `machine` import at module level), so it
-imports on a PC; make() imports machine and builds every part. The pin table below is the same
-as hardware/WIRING.md and hardware/diagram.json (tests/test_board_wiring.py checks all three):
+imports on a PC; make() imports machine and builds every part, and assemble() puts the parts
+together, the one way every board is built (the Pico's, the simulator's, the test boards').
+The pin table below is the same as hardware/WIRING.md and hardware/diagram.json
+(tests/test_board_wiring.py checks all three):
 
     signal      GPIO   Pico pin   goes to
     I2C0 SDA    GP4    6          OLED SDA (module has 4.7k-10k pull-ups to 3V3)
@@ -86,61 +88,112 @@ def _hex(data):
     return "".join("%02x" % b for b in data)
 
 
-def make(config=None):
-    """Build the Pico's Board. config: settings mapping (or Settings) instead of the saved file."""
-    import time
+def assemble(
+    storage,
+    display,
+    buttons,
+    randbelow,
+    device_id="",
+    power=None,
+    usb=None,
+    beeper=None,
+    clock=None,
+    config=None,
+):
+    """Put a Board together from its parts: the one way every board is built (make() on the
+    Pico and the fake machine, the browser simulator's host/dicepod_host/sim/web/simboard.py,
+    the replay's device board tests/portable/app_device.py, the simulator's reference
+    tests/support/sim_reference.py).
 
+    storage: the storage driver; the device settings are read from it (or taken from config).
+    display: the display, or a function(values) -> display (the Pico picks its controller and
+      rotation from the device settings); its contrast is set from the settings.
+    buttons, randbelow, device_id: as on the Board.
+    power: a function(display) -> the power policy (dicepod.drivers.power.Power on that
+      display), or None for none; the policy is configured from the settings.
+    usb: keyword arguments for dicepod.drivers.usb.UsbLink beside the storage and device id
+      (out, inp, poll), or None for no link.
+    beeper: the beeper driver, or None. clock: ticks_ms/ticks_diff/sleep_ms (a module or an
+      object), or None.
+    """
+    values = device_settings(storage, config)
+    if callable(display):
+        display = display(values)
+    # (pyright narrows a called display to object; it is the display driver)
+    display.contrast(values["device.bright"])  # pyright: ignore
+    policy = None
+    if power is not None:
+        policy = power(display)
+        policy.configure(values)
+    link = None
+    if usb is not None:
+        from dicepod.drivers.usb import UsbLink
+
+        link = UsbLink(storage, device_id, **usb)
+    board = Board(
+        display=display,
+        buttons=buttons,
+        randbelow=randbelow,
+        storage=storage,
+        power=policy,
+        usb=link,
+        beeper=beeper,
+        device_id=device_id,
+        settings=values,
+    )
+    if clock is not None:
+        board.ticks_ms = clock.ticks_ms
+        board.ticks_diff = clock.ticks_diff
+        board.sleep_ms = clock.sleep_ms
+    return board
+
+
+def make(config=None, flash="", clock=None):
+    """Build the Pico's Board. config: settings mapping (or Settings) instead of the saved file;
+    flash: the directory of the journal and settings files ("" on a Pico: its root); clock:
+    ticks_ms/ticks_diff/sleep_ms (None: the time module; a PC's fake machine brings a virtual
+    clock that bounds a run, host/dicepod_host/fakeboard)."""
     import machine
 
     from dicepod.drivers import beeper, buttons, display, power, rng, storage
 
-    # The fake machine (host/dicepod_host/fakeboard) names a directory for the flash files and
-    # brings a virtual clock that bounds a run on a PC; a Pico has neither.
-    store = storage.FileStorage(getattr(machine, "FAKE_FLASH", ""))
-    values = device_settings(store, config)
-
-    i2c = machine.I2C(I2C_ID, scl=machine.Pin(SCL), sda=machine.Pin(SDA), freq=I2C_FREQ)
-    addr = OLED_ADDR
-    found = i2c.scan()
-    if OLED_ADDR not in found and OLED_ADDR_ALT in found:
-        addr = OLED_ADDR_ALT
-    rotate = 180 if values["device.rotate"] else 0
-    oled = display.make(values["device.display"], i2c, addr, rotate=rotate)
-    oled.contrast(values["device.bright"])
+    def oled(values):
+        i2c = machine.I2C(I2C_ID, scl=machine.Pin(SCL), sda=machine.Pin(SDA), freq=I2C_FREQ)
+        addr = OLED_ADDR
+        found = i2c.scan()
+        if OLED_ADDR not in found and OLED_ADDR_ALT in found:
+            addr = OLED_ADDR_ALT
+        rotate = 180 if values["device.rotate"] else 0
+        return display.make(values["device.display"], i2c, addr, rotate=rotate)
 
     pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in BUTTON_PINS]
     keys = buttons.Buttons(pins)
     keys.arm_wake(_wake)
-
-    policy = power.Power(
-        oled,
-        adc=machine.ADC(VSYS_ADC),
-        vbus=machine.Pin(VBUS_SENSE, machine.Pin.IN),
-        sleep=machine.lightsleep,
-        buttons=keys,
-    )
-    policy.configure(values)
-
-    device_id = _hex(machine.unique_id())
     try:
-        from dicepod.drivers import usb
+        from dicepod.drivers import usb  # noqa: F401  (a port without it: no link)
+
+        link = {}
     except ImportError:
-        usb = None
-    link = usb.UsbLink(store, device_id) if usb is not None else None
+        link = None
+    if clock is None:
+        import time
 
-    clock = getattr(machine, "FAKE_CLOCK", None) or time
-
-    return Board(
-        display=oled,
-        buttons=keys,
-        randbelow=rng.HardwareRandom().randbelow,
-        storage=store,
-        power=policy,
+        clock = time
+    return assemble(
+        storage.FileStorage(flash),
+        oled,
+        keys,
+        rng.HardwareRandom().randbelow,
+        device_id=_hex(machine.unique_id()),
+        power=lambda oled: power.Power(
+            oled,
+            adc=machine.ADC(VSYS_ADC),
+            vbus=machine.Pin(VBUS_SENSE, machine.Pin.IN),
+            sleep=machine.lightsleep,
+            buttons=keys,
+        ),
         usb=link,
         beeper=beeper.Beeper(machine.PWM(machine.Pin(PIEZO), freq=2000, duty_u16=0)),
-        device_id=device_id,
-        settings=values,
-        ticks_ms=clock.ticks_ms,
-        ticks_diff=clock.ticks_diff,
-        sleep_ms=clock.sleep_ms,
+        clock=clock,
+        config=config,
     )

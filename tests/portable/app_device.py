@@ -8,7 +8,9 @@ device holds. Portable."""
 from seeded import Seeded
 
 from dicepod import board as pico_board
-from dicepod.drivers import beeper, buttons, display, power, rng, usb
+
+# usb: imported here, before the board, as on a device (assemble uses it)
+from dicepod.drivers import beeper, buttons, display, power, rng, usb  # noqa: F401
 from dicepod.drivers.storage import FileStorage
 
 
@@ -48,26 +50,19 @@ class _Bus:
 def make(root, seed, keys):
     """Return a Board of the real drivers (keys: the replay's button source, update(dt_ms))."""
     bus = _Bus()
-    storage = FileStorage(root)
-    values = pico_board.device_settings(storage)
-    oled = display.make(0, bus, pico_board.OLED_ADDR)
-    oled.contrast(values["device.bright"])
-    pins = [bus, bus, bus, bus]
-    real_keys = buttons.Buttons(pins)  # on the board (wake-up, the power policy); not read
-    policy = power.Power(oled, adc=bus, vbus=bus, sleep=_no_sleep, buttons=real_keys)
-    policy.configure(values)
-    link = usb.UsbLink(storage, "replay", out=bus, inp=bus, poll=False)
     assert rng.HardwareRandom  # its code is on the board; the dice come from the recorded seed
-    return pico_board.Board(
-        display=oled,
-        buttons=keys,
-        randbelow=Seeded(seed).randbelow,
-        storage=storage,
-        power=policy,
-        usb=link,
-        beeper=beeper.Beeper(bus),
+    return pico_board.assemble(
+        FileStorage(root),
+        lambda values: display.make(0, bus, pico_board.OLED_ADDR),
+        keys,
+        Seeded(seed).randbelow,
         device_id="replay",
-        settings=values,
+        # the real Buttons on the board (wake-up, the power policy); not read
+        power=lambda oled: power.Power(
+            oled, adc=bus, vbus=bus, sleep=_no_sleep, buttons=buttons.Buttons([bus] * 4)
+        ),
+        usb={"out": bus, "inp": bus, "poll": False},
+        beeper=beeper.Beeper(bus),
     )
 
 

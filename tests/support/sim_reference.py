@@ -11,7 +11,7 @@ from seeded import Seeded
 
 from dicepod import board as pico_board
 from dicepod.app import App
-from dicepod.drivers import beeper, buttons, memstorage, power, rng, usb
+from dicepod.drivers import beeper, buttons, memstorage, power, rng
 
 TICK_MS = 20  # the Pico's loop period (the simulator ticks every 20 ms too)
 BITS = {"UP": buttons.UP, "DOWN": buttons.DOWN, "OK": buttons.OK, "BACK": buttons.BACK}
@@ -86,22 +86,17 @@ class Reference:
         starts over (as the page's does on a reload)."""
         store = self.store
         self.source = seeded_bytes(self.seed)
-        values = pico_board.device_settings(store)
-        display = Display()
-        policy = power.Power(display)
-        policy.configure(values)
         commands = io.BytesIO(b"hello\ntime %d\nsince 0\n" % epoch)
         self.buttons = ScriptedButtons()
-        self.board = pico_board.Board(
-            display=display,
-            buttons=self.buttons,
-            randbelow=rng.HardwareRandom(self.source).randbelow,
-            storage=store,
-            power=policy,
-            usb=usb.UsbLink(store, self.device_id, out=self.out, inp=commands, poll=False),
-            beeper=beeper.Beeper(None),
+        self.board = pico_board.assemble(
+            store,
+            Display(),
+            self.buttons,
+            rng.HardwareRandom(self.source).randbelow,
             device_id=self.device_id,
-            settings=values,
+            power=power.Power,
+            usb={"out": self.out, "inp": commands, "poll": False},
+            beeper=beeper.Beeper(None),
         )
         self.app = App(self.board)
         self.app.start()

@@ -45,7 +45,7 @@ class Emulator:
         self.machine = machine
         self.pins = board_module.BUTTON_PINS
         machine.FAKE_CLOCK.budget = 0  # unbounded: this loop decides when to stop
-        self.board = board_module.make()
+        self.board = board_module.make(flash=machine.FAKE_FLASH, clock=machine.FAKE_CLOCK)
         for bus in getattr(machine, "BUSES", ()):
             bus.log = None  # the fake I2C keeps every transaction unless told not to
         self.app = app_module.App(self.board)

@@ -15,13 +15,13 @@ import path ahead of the unix port's own `machine`) and under CPython
 - ADC: `read_u16()` returns ADC_VALUES[channel] (settable; channel 3 = GP29 = VSYS/3).
 - PWM, Timer (fires only when a test calls `fire()`), unique_id(), freq(), idle(),
   lightsleep()/deepsleep() stubs, reset_cause(), disable_irq()/enable_irq().
-- FAKE_CLOCK: a virtual clock (ticks_ms/ticks_diff/ticks_add/sleep_ms). board.py uses it instead of
-  `time` when this module provides it, so a run on the fake board is bounded and fast:
+- FAKE_CLOCK: a virtual clock (ticks_ms/ticks_diff/ticks_add/sleep_ms), passed to board.make()
+  as its clock (board_options.py, emulate_main.py), so a run on the fake board is bounded and fast:
   every sleep_ms() or lightsleep() is one loop pass; after DICEPOD_FAKE_TICKS passes (env var,
   default 300; 0 = unbounded) it raises SystemExit(0). DICEPOD_FAKE_REALTIME=1 makes the clock
   follow real time (for the interactive emulator). DICEPOD_FAKE_OLED=sh1106 makes the default
   display at 0x3C an SH1106.
-- FAKE_FLASH: the directory board.py keeps the journal and settings in on the fake board
+- FAKE_FLASH: the directory passed to board.make() for the journal and settings on the fake board
   (DICEPOD_FAKE_FLASH, default /tmp/dicepod-fake-flash), so a run never writes into the repo.
 """
 

@@ -6,7 +6,7 @@ firmware tree in the working directory (as on the Pico's flash) and then calls s
 tick(dt_ms) from a JS timer: the app runs in steps, never in an endless Python loop (this port
 collects garbage only between calls from JS).
 
-Everything above the hardware is the firmware's: dicepod.board.Board and device_settings, the
+Everything above the hardware is the firmware's: dicepod.board.assemble (the Board), the
 Buttons driver (debounce, long press, auto-repeat) fed the on-screen buttons' raw state, the
 rng driver's rejection sampling over bytes from crypto.getRandomValues, the Power policy (dim
 and off), the Beeper on a PWM stand-in (Web Audio), the UsbLink writing protocol lines to the
@@ -24,7 +24,7 @@ import framebuf
 import simjs
 
 from dicepod import board as pico_board
-from dicepod.drivers import beeper, buttons, memstorage, power, rng, usb
+from dicepod.drivers import beeper, buttons, memstorage, power, rng
 
 _WIDTH = 128
 _HEIGHT = 64
@@ -165,27 +165,20 @@ def _random_source(k):
 
 
 def make():
-    """Build the simulator's Board (the shape of dicepod.board.make()'s)."""
+    """Build the simulator's Board with dicepod.board.assemble (as board.make() does the
+    Pico's)."""
     store = BrowserStorage()
-    values = pico_board.device_settings(store)
-    display = SimDisplay()
-    display.contrast(values["device.bright"])
-    policy = power.Power(display)  # no ADC, no VBUS sense, no light sleep in a browser
-    policy.configure(values)
     device_id = simjs.device_id()
-    return pico_board.Board(
-        display=display,
-        buttons=SimButtons(),
-        randbelow=rng.HardwareRandom(_random_source).randbelow,
-        storage=store,
-        power=policy,
-        usb=usb.UsbLink(store, device_id, out=UsbOut(), inp=UsbIn(), poll=False),
-        beeper=beeper.Beeper(SimPWM()),
+    return pico_board.assemble(
+        store,
+        SimDisplay(),
+        SimButtons(),
+        rng.HardwareRandom(_random_source).randbelow,
         device_id=device_id,
-        settings=values,
-        ticks_ms=time.ticks_ms,
-        ticks_diff=time.ticks_diff,
-        sleep_ms=time.sleep_ms,
+        power=power.Power,  # no ADC, no VBUS sense, no light sleep in a browser
+        usb={"out": UsbOut(), "inp": UsbIn(), "poll": False},
+        beeper=beeper.Beeper(SimPWM()),
+        clock=time,
     )
 
 
