@@ -38,7 +38,7 @@ Pair = tuple[int, Event]
 APP_KINDS = ("new_game", "set", "undo", "crash")
 
 
-class EventLine(TypedDict, total=False):
+class EventLine(TypedDict):
     """A parsed event line (see the module docstring)."""
 
     v: int
@@ -50,13 +50,13 @@ class EventLine(TypedDict, total=False):
     event: tuple[str, tuple[Any, ...]]
     prev: str
     crc: str
-    canon: bytes
 
 
 class StoredEvent(EventLine, total=False):
-    """An event read back from the store."""
+    """An event read back from the store (or just parsed: with its canonical bytes)."""
 
     received: float
+    canon: bytes
 
 
 class HelloLine(TypedDict):

@@ -26,7 +26,7 @@ count for every player named; a device with no names plays as "<device>:team".
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -97,9 +97,11 @@ def player_names(
     return [own[i] if i < len(own) else f"{_label(device)}:P{i + 1}" for i in range(count)]
 
 
-def _games(events: Iterable[dict[str, Any]]) -> Iterable[tuple[list[dict[str, Any]], bool]]:
+def _games(
+    events: Iterable[Mapping[str, Any]],
+) -> Iterable[tuple[list[Mapping[str, Any]], bool]]:
     """Yield (a game's raw event dicts, closed: another game followed on its device)."""
-    current: list[dict[str, Any]] = []
+    current: list[Mapping[str, Any]] = []
     for obj in events:
         if not isinstance(obj.get("seq"), int) or not isinstance(obj.get("game"), int):
             continue  # a row edited into something no device sends: verify names it
@@ -114,7 +116,7 @@ def _games(events: Iterable[dict[str, Any]]) -> Iterable[tuple[list[dict[str, An
 
 
 def fold_game(
-    raw: list[dict[str, Any]], closed: bool, names: dict[tuple[str, int], list[str]]
+    raw: list[Mapping[str, Any]], closed: bool, names: dict[tuple[str, int], list[str]]
 ) -> list[Result]:
     """Fold one game's raw event dicts into its Results (co-op modes: one per play)."""
     first = raw[0]
@@ -171,7 +173,7 @@ def fold_game(
     return out
 
 
-def _ended(res: Result, obj: dict[str, Any], events: int) -> None:
+def _ended(res: Result, obj: Mapping[str, Any], events: int) -> None:
     res.ended = obj.get("received")
     res.end_ms = obj["ms"] if isinstance(obj["ms"], int) else res.start_ms
     res.events = events
@@ -322,7 +324,7 @@ _FOLDERS: dict[str, type[_Folder]] = {
 
 
 def fold_results(
-    events: Iterable[dict[str, Any]], names: dict[tuple[str, int], list[str]] | None = None
+    events: Iterable[Mapping[str, Any]], names: dict[tuple[str, int], list[str]] | None = None
 ) -> list[Result]:
     """Return the Result of every game in events (by device, then seq)."""
     names = names or {}

@@ -29,6 +29,7 @@ from typing import Any
 
 from dicepod import journal
 from dicepod_host.errors import LockedError, UserError
+from dicepod_host.records import EventLine, StoredEvent
 
 # (version, statements): a database at version N gets the steps after N, in one transaction.
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
@@ -231,9 +232,7 @@ class Store:
         self._devices[device] = (fw if fw is not None else (old[0] if old else None), now)
         self._seen[device] = now
 
-    def add_event(
-        self, obj: dict[str, Any], received: float | None = None, fresh: bool = False
-    ) -> str:
+    def add_event(self, obj: EventLine, received: float | None = None, fresh: bool = False) -> str:
         """Queue one parsed protocol event; return "new", "duplicate" or "conflict".
 
         fresh: the caller knows the database had no event under this (device, seq) when it
@@ -349,7 +348,7 @@ class Store:
         row = self._query("SELECT COUNT(*), MAX(received) FROM events", one=True)
         return int(row[0]), row[1] or 0
 
-    def events(self, device: str | None = None, received: bool = False) -> Iterator[dict[str, Any]]:
+    def events(self, device: str | None = None, received: bool = False) -> Iterator[StoredEvent]:
         """Iterate stored events as protocol dicts, by device then seq (with the PC's receive
         time under "received" when asked). A row edited by hand into something no device sends
         comes out as it is (data it cannot decode as ("<corrupt>",)): verify names it."""
@@ -385,8 +384,8 @@ def _decode_data(data: Any) -> tuple[Any, ...]:
 def _event_dict(
     v: Any, dev: Any, seq: Any, game: Any, ms: Any, kind: Any, data: Any, prev: Any, crc: Any,
     when: Any, received: bool,
-) -> dict[str, Any]:  # fmt: skip
-    obj: dict[str, Any] = {
+) -> StoredEvent:  # fmt: skip
+    obj: StoredEvent = {
         "v": v,
         "type": "event",
         "dev": dev,
@@ -402,7 +401,7 @@ def _event_dict(
     return obj
 
 
-def head_of(obj: dict[str, Any]) -> str:
+def head_of(obj: EventLine) -> str:
     """Return the chain hash of a stored or parsed event (what the next prev must be)."""
     body = journal.body_bytes(
         obj["seq"], obj["game"], obj["ms"], obj["prev"], journal.canonical(obj["event"])

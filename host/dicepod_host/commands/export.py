@@ -22,6 +22,7 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Mapping
 from typing import IO, Any
 
 from dicepod import journal, protocol
@@ -54,7 +55,7 @@ def iso(seconds: Any) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(seconds))
 
 
-def _event_line(obj: dict[str, Any]) -> str:
+def _event_line(obj: Mapping[str, Any]) -> str:
     """The protocol line of a stored event; a row no device could send is written loosely (as
     JSON with its fields as stored) so that verify names it."""
     try:
