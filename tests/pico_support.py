@@ -9,14 +9,23 @@ import pytest
 from dicepod_host import pico
 
 
-def need_pico():
-    """Skip the calling test (or module) unless the emulated Pico can run here."""
+def missing():
+    """Why the emulated Pico cannot run here (one line), or None."""
     if pico.find_rp2() is None:
-        pytest.skip(pico.HOWTO)
+        return pico.HOWTO
     if shutil.which("node") is None:
-        pytest.skip("node is not installed: the emulated Pico runs in Node.js")
+        return "node is not installed: the emulated Pico runs in Node.js"
     if not (pico.CHECKOUT / "node_modules" / "rp2040js").is_dir():
-        pytest.skip("rp2040js is not installed: run ./dev setup")
+        return "rp2040js is not installed: run ./dev setup"
+    return None
+
+
+def need_pico(module=False):
+    """Skip the calling test unless the emulated Pico can run here; module=True (called at a
+    test module's top level) skips the whole module in one line."""
+    why = missing()
+    if why:
+        pytest.skip(why, allow_module_level=module)
 
 
 def cpython_boot_screen():

@@ -16,6 +16,8 @@ from dicepod import journal
 from dicepod_host.cli import main
 from dicepod_host.pico import build_flash, read_littlefs
 
+need_pico(module=True)
+
 SCRIPT = """\
 # Free roll: a new game (six dice), three rolls
 DOWN 4

@@ -13,6 +13,8 @@ from pico_support import need_pico
 from dicepod_host import pico as pico_module
 from dicepod_host.pico import NODE_PROGRAM, Pico, read_littlefs, uf2_image
 
+need_pico(module=True)
+
 PRELUDE = """
 import { RP2040 } from 'rp2040js';
 import * as P from '%s';

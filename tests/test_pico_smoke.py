@@ -10,6 +10,8 @@ from pico_support import cpython_boot_screen, diff_image, need_pico
 
 from dicepod_host.pico import Pico, read_littlefs
 
+need_pico(module=True)
+
 
 @pytest.fixture(scope="module")
 def pico():
