@@ -180,7 +180,7 @@ class App:
         """Apply a screen's transition (see dicepod.ui.screen)."""
         if result is None:
             return
-        if result == ui.BACK:
+        if result == ui.POP:
             if len(self.stack) > 1:
                 self.stack.pop()
         elif result == ui.HOME:
@@ -198,7 +198,7 @@ class App:
                 ram.unload(self.session.kept)
         else:
             self.stack.append(result)
-        if len(self.stack) <= 2 and result == ui.BACK:
+        if len(self.stack) <= 2 and result == ui.POP:
             ram.unload(
                 self.session.kept
             )  # back at the game (or the menu): passing screens' code goes

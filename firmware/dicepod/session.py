@@ -218,9 +218,11 @@ class Session:
         """Start a new game of mode: journal new_game and the mode's settings, fold them. The
         app has closed the old game's screens when the mode changes."""
         if mode != self.mode:
-            # only one mode's modules in RAM: drop the old game first
+            # only one mode's modules in RAM: drop the old game first (and its last event:
+            # nothing of it stays in the middle of the heap the new mode's code needs)
             self.game = None
             self.mode = None
+            self.last_event = None
             self.kept = ()
             ram.unload()
         # The rules, then the screens' code, before the game's small objects: one big load

@@ -23,10 +23,9 @@ press until it is released, so the press that wakes a dark screen does nothing e
 
 from micropython import const
 
-UP = 1
-DOWN = 2
-OK = 4
-BACK = 8
+# The button codes are the screens' (defined once, in dicepod.ui.screen); this driver reports them.
+from dicepod.ui.screen import BACK, DOWN, OK, UP  # noqa: F401  (BACK, OK: re-exported)
+
 ALL = 15
 LONG_SHIFT = 4  # long press of button b is b << LONG_SHIFT
 NAMES = ("UP", "DOWN", "OK", "BACK")

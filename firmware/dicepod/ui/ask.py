@@ -2,7 +2,7 @@
 entered (apart from the settings lists: asking loads only this). Pure."""
 
 from dicepod.ui import draw
-from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_DOWN, LONG_UP, OK, UP, Screen, wrap
+from dicepod.ui.screen import BACK, DOWN, LONG_DOWN, LONG_UP, OK, POP, UP, Screen, wrap
 
 
 def value_name(module, key, value):
@@ -59,9 +59,9 @@ class EditValue(Screen):
             except ValueError as exc:
                 app.show_toast(str(exc.args[0])[:16])
                 return None
-            return BACK
-        elif button == CANCEL:
-            return BACK
+            return POP
+        elif button == BACK:
+            return POP
         else:
             return None
         self.update()

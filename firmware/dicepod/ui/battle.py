@@ -7,7 +7,7 @@ of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 from dicepod.rules import battle, odds, scoring
 from dicepod.ui import draw
 from dicepod.ui.lists import Confirm, ListScreen
-from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Reset, Screen
+from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Reset, Screen
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))
@@ -209,8 +209,8 @@ class BattleScreen(Screen):
             from dicepod.ui.gamemenu import GameMenu
 
             return GameMenu(app, (("Heroes", _heroes),))
-        if button == CANCEL:
-            return BACK
+        if button == BACK:
+            return POP
         if button == UP or button == DOWN:
             if len(self.options) > 1:
                 step = 1 if button == DOWN else -1
@@ -337,7 +337,7 @@ class Heroes(ListScreen):
         game = app.session.game
         if index >= battle.HEROES:
             app.session.play(battle.end_turn())
-            return BACK
+            return POP
         if game.phase != battle.ACTIONS:
             app.show_toast("Only in actions")
             return None
@@ -370,8 +370,8 @@ class Move(Screen):
             app.session.play(battle.advance(game.player, self.hero))
         elif button == DOWN:
             app.session.play(battle.retreat(game.player, self.hero))
-        elif button == OK or button == CANCEL:
-            return BACK
+        elif button == OK or button == BACK:
+            return POP
         return None
 
     def draw(self, canvas):

@@ -4,7 +4,7 @@ it, long OK opens the game menu, long BACK undoes. Pure."""
 
 from dicepod.ui import draw
 from dicepod.ui.lists import ListScreen
-from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Screen
+from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
 
 class ActionScreen(Screen):
@@ -51,8 +51,8 @@ class ActionScreen(Screen):
             from dicepod.ui.gamemenu import GameMenu
 
             return GameMenu(app)
-        elif button == CANCEL:
-            return BACK
+        elif button == BACK:
+            return POP
         return None
 
     def draw(self, canvas):
@@ -76,4 +76,4 @@ class Status(ListScreen):
 
     def choose(self, app, index):
         """Nothing to do: OK leaves."""
-        return BACK
+        return POP

@@ -5,7 +5,7 @@ from micropython import const
 
 from dicepod.rules import free
 from dicepod.ui import draw
-from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Screen
+from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
 # Dice the self-test rolls per tick (keeps every tick short on the Pico).
 _PER_TICK = const(60)
@@ -51,8 +51,8 @@ class FreeRoll(Screen):
             from dicepod.ui.gamemenu import GameMenu
 
             return GameMenu(app, (("Fairness test", _self_test),))
-        elif button == CANCEL:
-            return BACK
+        elif button == BACK:
+            return POP
         return None
 
     def draw(self, canvas):
@@ -101,8 +101,8 @@ class SelfTest(Screen):
             self.done = 0
             self.finished = False
             self.dirty = True
-        elif button == CANCEL:
-            return BACK
+        elif button == BACK:
+            return POP
         return None
 
     def tick(self, app, dt_ms):

@@ -2,7 +2,7 @@
 Main menu. Pure. Loaded only while it is open (a passing screen)."""
 
 from dicepod.ui.lists import Confirm, ListScreen
-from dicepod.ui.screen import BACK, Reset
+from dicepod.ui.screen import POP, Reset
 
 
 class NewGame:
@@ -32,7 +32,7 @@ class GameMenu(ListScreen):
         label = self.items[index]
         if label == "Undo":
             app.session.undo()
-            return BACK
+            return POP
         if label == "New game":
             return Confirm(
                 "New game?", "End this game and start a new one?", NewGame(app.session.mode)

@@ -4,7 +4,7 @@ main menu) and dicepod.ui.gamemenu (a game's menu), are loaded only while they a
 """
 
 from dicepod.ui import draw
-from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_DOWN, LONG_UP, OK, UP, Screen, wrap
+from dicepod.ui.screen import BACK, DOWN, LONG_DOWN, LONG_UP, OK, POP, UP, Screen, wrap
 
 
 class ListScreen(Screen):
@@ -34,8 +34,8 @@ class ListScreen(Screen):
             self.cursor = count - 1
         elif button == OK and count:
             return self.choose(app, self.cursor)
-        elif button == CANCEL:
-            return BACK
+        elif button == BACK:
+            return POP
         else:
             return None
         self.top = draw.scroll_top(self.cursor, self.top)
@@ -62,7 +62,7 @@ class Pick(ListScreen):
     def choose(self, app, index):
         """Hand the value on."""
         result = self.then(app, self.values[index])
-        return BACK if result is None else result
+        return POP if result is None else result
 
 
 class Confirm(Screen):
@@ -77,9 +77,11 @@ class Confirm(Screen):
     def on_button(self, app, button):
         """OK = yes, BACK = no."""
         if button == OK:
+            # the question's text goes first: then() may start a game, loading a mode's code
+            self.lines = ()
             return self.then(app)
-        if button == CANCEL:
-            return BACK
+        if button == BACK:
+            return POP
         return None
 
     def draw(self, canvas):

@@ -1,7 +1,7 @@
 """Messages: a notice (e.g. settings reset to defaults) and the crash screen. Pure."""
 
 from dicepod.ui import draw
-from dicepod.ui.screen import BACK, CANCEL, DOWN, OK, UP, Screen, wrap
+from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
 
 
 class Message(Screen):
@@ -17,8 +17,8 @@ class Message(Screen):
 
     def on_button(self, app, button):
         """Scroll or close."""
-        if button == OK or button == CANCEL:
-            return BACK
+        if button == OK or button == BACK:
+            return POP
         if button == UP and self.top > 0:
             self.top -= 1
             self.dirty = True

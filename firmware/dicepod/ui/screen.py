@@ -3,26 +3,27 @@
 The app owns a stack of screens. A screen's on_button/tick returns its transition:
     None          stay
     a Screen      push it
-    BACK          pop this screen
+    POP           pop this screen
     HOME          pop back to the main menu
     Replace(s)    pop this screen and push s
     Reset(s)      pop back to the main menu and push s (s None: just the menu)
 A screen sets self.dirty when what it shows has changed; the app redraws only then.
 """
 
-# Button codes, one bit each, as the buttons driver reports them (docs/ARCHITECTURE.md): a press
+# Button codes, one bit each: the one place they are defined. The buttons driver reports them
+# (dicepod.drivers.buttons imports the four presses from here; docs/ARCHITECTURE.md): a press
 # (or auto-repeat) is UP/DOWN/OK/BACK; a long press is the same bit shifted left by 4.
 UP = 1
 DOWN = 2
 OK = 4
-CANCEL = 8  # the BACK button (BACK is the transition below)
+BACK = 8
 LONG_UP = 16
 LONG_DOWN = 32
 LONG_OK = 64
 LONG_BACK = 128
 
 # Transitions (ints, so returning one allocates nothing).
-BACK = -1
+POP = -1
 HOME = -2
 
 WIDTH = 128
@@ -77,8 +78,8 @@ class Screen:
 
     def on_button(self, app, button):
         """Handle one button code; return a transition (see the module docstring)."""
-        if button == CANCEL:
-            return BACK
+        if button == BACK:
+            return POP
         return None
 
     def tick(self, app, dt_ms):

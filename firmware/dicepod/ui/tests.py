@@ -11,7 +11,7 @@ from micropython import const
 from dicepod.rules import tn
 from dicepod.ui import draw
 from dicepod.ui.lists import Pick
-from dicepod.ui.screen import BACK, CANCEL, DOWN, LONG_OK, OK, UP, Replace, Screen
+from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Replace, Screen
 
 # The actions on the bottom line, in order.
 _ROLL = const(0)
@@ -166,8 +166,8 @@ class TestsScreen(Screen):
             from dicepod.ui.gamemenu import GameMenu
 
             return GameMenu(app)
-        if button == CANCEL:
-            return BACK
+        if button == BACK:
+            return POP
         if button != OK:
             return None
         return self.act(app)
@@ -294,4 +294,4 @@ class _ModValue(Pick):
                 app.session.play(("unmod", (self.source,)))
         else:
             app.session.play(("mod", (self.source, value)))
-        return BACK
+        return POP

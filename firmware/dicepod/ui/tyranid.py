@@ -8,7 +8,7 @@ from dicepod.rules import tyranid as rules
 from dicepod.ui import draw
 from dicepod.ui.coop import ActionScreen, Status
 from dicepod.ui.lists import ListScreen, Pick
-from dicepod.ui.screen import BACK
+from dicepod.ui.screen import POP
 
 _STATUS = const(("ok", "WND", "OUT"))
 
@@ -201,7 +201,7 @@ class Team(ListScreen):
         if len(team) != rules.TEAM:
             raise ValueError("choose 4 Marines")
         app.session.play(("start", (self.level, self.campaign) + team))
-        return BACK
+        return POP
 
 
 def _play_with(kind):
