@@ -31,7 +31,7 @@ def test_every_verb_fuzzed_no_traceback_no_run_past_its_bound(tmp_path, record_p
     print(
         "fuzz: %d cases %s; slowest %s" % (report["cases"], report["tally"], report["slowest"][:3])
     )
-    assert report["cases"] >= 900
+    assert report["cases"] >= 800
     assert report["failures"] == [], json.dumps(report["failures"][:5], indent=1)[:4000]
 
 
