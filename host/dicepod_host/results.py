@@ -59,7 +59,7 @@ class Result:
     game: int
     mode: str
     play: int = 1  # co-op modes: the how-manyth level or game inside the journal game
-    journal: int | None = None
+    journal: str | None = None  # the device's journal id (protocol "jid"), when it sends one
     started: float | None = None  # PC receive time (Unix seconds) of the first event
     ended: float | None = None  # ... of the last event
     start_ms: int = 0  # the device's clock at the first and the last event
@@ -97,6 +97,11 @@ def player_names(
     return [own[i] if i < len(own) else f"{_label(device)}:P{i + 1}" for i in range(count)]
 
 
+def _journal_of(obj: Mapping[str, Any]) -> tuple[Any, Any]:
+    """A device's journal: (device, journal id); a new journal starts its games afresh."""
+    return obj["dev"], obj.get("jid", obj.get("journal"))
+
+
 def _games(
     events: Iterable[Mapping[str, Any]],
 ) -> Iterable[tuple[list[Mapping[str, Any]], bool]]:
@@ -106,8 +111,9 @@ def _games(
         if not isinstance(obj.get("seq"), int) or not isinstance(obj.get("game"), int):
             continue  # a row edited into something no device sends: verify names it
         kind = obj["event"][0]
-        if current and (obj["dev"] != current[0]["dev"] or kind == "new_game"):
-            yield current, obj["dev"] == current[0]["dev"]
+        same = current and _journal_of(obj) == _journal_of(current[0])
+        if current and (not same or kind == "new_game"):
+            yield current, bool(same)
             current = []
         if kind == "new_game" or (current and obj["game"] == current[0]["game"]):
             current.append(obj)
@@ -126,7 +132,7 @@ def fold_game(
         device=str(first["dev"]),
         game=first["game"],
         mode=mode,
-        journal=first.get("journal"),
+        journal=first.get("jid", first.get("journal")),
         started=first.get("received"),
         start_ms=first["ms"] if isinstance(first["ms"], int) else 0,
     )
