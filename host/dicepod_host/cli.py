@@ -17,7 +17,7 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line on stderr and exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError("%s (see `%s --help`)" % (message, self.prog))
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 def _verbs():
@@ -37,7 +37,7 @@ def _version():
         own = version("dicepod")
     except PackageNotFoundError:
         own = "(not installed)"
-    return "dicepod %s (firmware for MicroPython %s)" % (own, MICROPYTHON_VERSION)
+    return f"dicepod {own} (firmware for MicroPython {MICROPYTHON_VERSION})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         code = args._run(args)
     except UserError as err:
-        print("dicepod: %s" % err, file=sys.stderr)
+        print(f"dicepod: {err}", file=sys.stderr)
         code = err.code
     except KeyboardInterrupt:
         code = 130
@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         code = 0
     except OSError as err:
         # The system said no (a name too long, a full disk, no permission): one line too.
-        name = " (%s)" % str(err.filename)[:200] if getattr(err, "filename", None) else ""
-        print("dicepod: %s%s" % (err.strerror or err, name), file=sys.stderr)
+        name = f" ({str(err.filename)[:200]})" if getattr(err, "filename", None) else ""
+        print(f"dicepod: {err.strerror or err}{name}", file=sys.stderr)
         code = 1
     if argv is None:
         sys.exit(code or 0)

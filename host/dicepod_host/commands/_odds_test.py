@@ -35,9 +35,9 @@ def _dice(word):
     try:
         value = int(word)
     except ValueError:
-        raise UsageError("--dice: not a whole number: %r" % word) from None
+        raise UsageError(f"--dice: not a whole number: {word!r}") from None
     if not 1 <= value <= rules.MAX_DICE:
-        raise UsageError("--dice must be 1 to %d, not %d" % (rules.MAX_DICE, value))
+        raise UsageError(f"--dice must be 1 to {rules.MAX_DICE}, not {value}")
     return value
 
 
@@ -50,9 +50,9 @@ def _tn(word):
     try:
         value = int(text)
     except ValueError:
-        raise UsageError("--tn: expected 2 to 6 (or - for a dash), not %r" % word) from None
+        raise UsageError(f"--tn: expected 2 to 6 (or - for a dash), not {word!r}") from None
     if not 2 <= value <= 6:
-        raise UsageError("--tn must be 2 to 6 (or - for a dash), not %d" % value)
+        raise UsageError(f"--tn must be 2 to 6 (or - for a dash), not {value}")
     return value
 
 
@@ -63,9 +63,9 @@ def _mod(word):
     try:
         value = int(text)
     except ValueError:
-        raise UsageError("--mod: expected [NAME:]+X or -X, not %r" % word) from None
+        raise UsageError(f"--mod: expected [NAME:]+X or -X, not {word!r}") from None
     if not -9 <= value <= 9:
-        raise UsageError("--mod: %d is outside -9..+9" % value)
+        raise UsageError(f"--mod: {value} is outside -9..+9")
     return name, value
 
 
@@ -130,14 +130,14 @@ def report(
 
 def _strings(dist):
     nums, den = dist
-    return ["%d/%d" % (num, den) for num in nums]
+    return [f"{num}/{den}" for num in nums]
 
 
 def _table(label, p, dist):
-    lines = ["%s: success per die %s = %s" % (label, p, _percent(p))]
+    lines = [f"{label}: success per die {p} = {_percent(p)}"]
     lines.append("  successes  chance")
     for count, text in enumerate(dist):
-        lines.append("  %9d  %-14s %s" % (count, text, _percent(text)))
+        lines.append(f"  {count:9d}  {text:<14} {_percent(text)}")
     return lines
 
 
@@ -152,10 +152,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(obj))
         return 0
-    dice = "%d %s" % (args.dice, "die" if args.dice == 1 else "dice")
-    mods = " ".join("%s%+d" % (n + ":" if n else "", v) for n, v in args.mod)
-    where = " (base %d+%s)" % (args.tn, ", modifiers " + mods if mods else "")
-    print("%s, final TN %d+%s" % (dice, obj["tn_final"], where))
+    dice = "{} {}".format(args.dice, "die" if args.dice == 1 else "dice")
+    mods = " ".join("{}{:+d}".format(n + ":" if n else "", v) for n, v in args.mod)
+    where = " (base {}+{})".format(args.tn, ", modifiers " + mods if mods else "")
+    print("{}, final TN {}+{}".format(dice, obj["tn_final"], where))
     for line in _table("No re-roll", obj["p_success"], obj["distribution"]):
         print(line)
     if "reroll" in obj:

@@ -33,17 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def parse_dice(words: list[str], where: str = "") -> tuple[int, ...]:
     """Return the dice as a tuple of ints; raise UsageError for anything else."""
     if not words:
-        raise UsageError("%sno dice given" % where)
+        raise UsageError(f"{where}no dice given")
     if len(words) > _MOST:
-        raise UsageError("%stoo many dice: %d (at most %d)" % (where, len(words), _MOST))
+        raise UsageError(f"{where}too many dice: {len(words)} (at most {_MOST})")
     dice = []
     for word in words:
         try:
             value = int(word)
         except ValueError:
-            raise UsageError("%snot a whole number: %r" % (where, word)) from None
+            raise UsageError(f"{where}not a whole number: {word!r}") from None
         if not 1 <= value <= 6:
-            raise UsageError("%sdie value %d is outside 1-6" % (where, value))
+            raise UsageError(f"{where}die value {value} is outside 1-6")
         dice.append(value)
     return tuple(dice)
 
@@ -72,7 +72,7 @@ def classify(dice: tuple[int, ...], _cache: dict[Any, Any] = {}) -> dict[str, An
 
 def _readable(dice):
     obj = classify(dice)
-    lines = ["Dice: %s" % " ".join(str(d) for d in dice)]
+    lines = ["Dice: {}".format(" ".join(str(d) for d in dice))]
     if obj["bust"]:
         lines.append("BUST: no scoring roll")
     else:
@@ -88,7 +88,7 @@ def _batch(stream):
     out = []
     try:
         for number, line in enumerate(stream, 1):
-            dice = parse_dice(line.split(), "line %d: " % number)
+            dice = parse_dice(line.split(), f"line {number}: ")
             out.append(json.dumps(classify(dice)))
     except UnicodeDecodeError:
         raise UsageError("--batch: stdin is not text (one roll per line: 1 2 3 6 6 4)") from None

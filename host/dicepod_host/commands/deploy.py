@@ -25,8 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     summary = deploy(args.port, progress=lambda text: print(text, flush=True))
     print(
-        "deployed %d files to %s (%d copied, %d stale removed) in %.1f s"
-        % (
+        "deployed {} files to {} ({} copied, {} stale removed) in {:.1f} s".format(
             summary["files"],
             summary["port"],
             summary["copied"],

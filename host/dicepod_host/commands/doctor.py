@@ -57,7 +57,7 @@ def checks() -> list[tuple[str, bool, str, str, bool]]:
     add(
         "mpy-cross",
         pinned,
-        (text + ("" if pinned else " (firmware needs %s)" % MICROPYTHON_VERSION))
+        (text + ("" if pinned else f" (firmware needs {MICROPYTHON_VERSION})"))
         if text
         else "missing: ./dev setup",
         "deploy, sim, tests",
@@ -121,7 +121,7 @@ def checks() -> list[tuple[str, bool, str, str, bool]]:
         ports = pico_ports()
     except Exception as err:  # no pyserial, or the OS refuses to list ports
         ports = []
-        detail = "cannot list serial ports (%s)" % err
+        detail = f"cannot list serial ports ({err})"
     else:
         detail = ", ".join(ports) if ports else "none connected (USB vendor id 2E8A)"
     add("Pico", ports, detail, "deploy, log", required=False)
@@ -156,14 +156,14 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(r[0]) for r in results)
     for name, ok, detail, needed_by, required in results:
         mark = "ok  " if ok else ("MISS" if required else "--  ")
-        print("%s  %s  %s   [%s]" % (mark, name.ljust(width), detail, needed_by))
+        print(f"{mark}  {name.ljust(width)}  {detail}   [{needed_by}]")
     print()
     for verb, needs in VERBS:
         lacking = [r[0] for r in results if not r[1] and any(r[0].startswith(n) for n in needs)]
-        print("%-26s %s" % (verb, "ready" if not lacking else "lacks " + ", ".join(lacking)))
+        print("{:<26} {}".format(verb, "ready" if not lacking else "lacks " + ", ".join(lacking)))
     missing = [r[0] for r in results if not r[1] and r[4]]
     if missing:
-        print("missing: %s (run ./dev setup)" % ", ".join(missing))
+        print("missing: {} (run ./dev setup)".format(", ".join(missing)))
         return 1
     print("everything the verbs need is installed")
     return 0

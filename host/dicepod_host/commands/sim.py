@@ -57,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
     sim_server.start_warming()
     server.verbose = args.verbose
     url = server.url
-    print("dicepod simulator: %s  (Ctrl-C stops it)" % url, flush=True)
+    print(f"dicepod simulator: {url}  (Ctrl-C stops it)", flush=True)
     if args.open and not open_browser(url):
-        print("no display to open a browser on: open %s in a browser" % url, flush=True)
+        print(f"no display to open a browser on: open {url} in a browser", flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:

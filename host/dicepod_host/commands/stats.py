@@ -26,15 +26,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _text(report):
-    lines = ["%d game(s), %d event(s)" % (report["games"], report["events"])]
+    lines = ["{} game(s), {} event(s)".format(report["games"], report["events"])]
     faces = report["faces"]
     if faces["dice"]:
-        lines.append("faces (%d dice):" % faces["dice"])
+        lines.append("faces ({} dice):".format(faces["dice"]))
         for face, count in enumerate(faces["counts"], 1):
-            lines.append("  %d: %6d  (%.1f%%)" % (face, count, 100.0 * count / faces["dice"]))
+            lines.append(
+                "  {}: {:6d}  ({:.1f}%)".format(face, count, 100.0 * count / faces["dice"])
+            )
         lines.append(
-            "  chi-square %.3f (%d df), p = %.4f: %s at the 1%% level"
-            % (
+            "  chi-square {:.3f} ({} df), p = {:.4f}: {} at the 1% level".format(
                 faces["chi_square"],
                 faces["df"],
                 faces["p_value"],
@@ -43,28 +44,31 @@ def _text(report):
         )
     if "battle" in report:
         b = report["battle"]
-        lines.append("Battle Rolls (%d):" % b["battle_rolls"])
+        lines.append("Battle Rolls ({}):".format(b["battle_rolls"]))
         for row in b["kinds"]:
-            rate = "%.3f" % row["rate"] if row["rate"] is not None else "-"
+            rate = "{:.3f}".format(row["rate"]) if row["rate"] is not None else "-"
             lines.append(
-                "  %-16s %6d  logged %s  exact %.3f"
-                % (row["kind"], row["observed"], rate, row["exact"])
+                "  {:<16} {:6d}  logged {}  exact {:.3f}".format(
+                    row["kind"], row["observed"], rate, row["exact"]
+                )
             )
         busts = b["busts"]
-        z = "%.2f" % busts["z"] if busts["z"] is not None else "-"
+        z = "{:.2f}".format(busts["z"]) if busts["z"] is not None else "-"
         lines.append(
-            "  busts over all rolls and re-rolls: %d of %d, expected %.1f (z = %s)"
-            % (busts["observed"], busts["trials"], busts["expected"], z)
+            "  busts over all rolls and re-rolls: {} of {}, expected {:.1f} (z = {})".format(
+                busts["observed"], busts["trials"], busts["expected"], z
+            )
         )
     if "tests" in report:
         lines.append("Tests (per die):")
         for row in report["tests"]:
             lines.append(
-                "  %d+: %6d dice, %6d successes, rate %.3f, exact %.3f"
-                % (row["tn"], row["dice"], row["successes"], row["rate"], row["exact"])
+                "  {}+: {:6d} dice, {:6d} successes, rate {:.3f}, exact {:.3f}".format(
+                    row["tn"], row["dice"], row["successes"], row["rate"], row["exact"]
+                )
             )
     for note in report.get("notes", ()):
-        lines.append("note: %s" % note)
+        lines.append(f"note: {note}")
     return "\n".join(lines)
 
 
@@ -75,21 +79,21 @@ def run(args: argparse.Namespace) -> int:
         records.extend(load(path))
     stats = engine.collect(records, mode=args.mode, device=args.device)
     if not stats.games:
-        raise UserError("no games in %s" % ", ".join(args.logs))
+        raise UserError("no games in {}".format(", ".join(args.logs)))
     report = stats.report()
     if args.png:
         directory = Path(args.png)
         if directory.exists() and not directory.is_dir():
-            raise UserError("%s is not a directory" % directory)
+            raise UserError(f"{directory} is not a directory")
         try:
             written = engine.charts(report, directory)
         except OSError as err:
-            raise UserError("cannot write charts to %s: %s" % (directory, err)) from err
+            raise UserError(f"cannot write charts to {directory}: {err}") from err
         report["charts"] = [str(p) for p in written]
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(_text(report))
         for path in report.get("charts", ()):
-            print("chart: %s" % path)
+            print(f"chart: {path}")
     return 0

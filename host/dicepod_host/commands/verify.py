@@ -28,20 +28,18 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.as_dict(), indent=2))
         return 0 if report.ok else 1
     for note in report.notes:
-        print("note: %s" % note)
+        print(f"note: {note}")
     for problem in report.problems[:_SHOWN]:
-        print("BAD %s" % problem)
+        print(f"BAD {problem}")
     if len(report.problems) > _SHOWN:
-        print("... and %d more problems" % (len(report.problems) - _SHOWN))
-    summary = "%d device(s), %d game(s), %d event(s), %d game(s) folded through their rules" % (
-        report.devices,
-        report.games,
-        report.events,
-        report.rules_checked,
+        print(f"... and {len(report.problems) - _SHOWN} more problems")
+    summary = (
+        f"{report.devices} device(s), {report.games} game(s), {report.events} event(s), "
+        f"{report.rules_checked} game(s) folded through their rules"
     )
     if report.ok:
-        print("OK: %s" % summary)
+        print(f"OK: {summary}")
         return 0
     first = report.problems[0]
-    print("FAIL: %s; first bad event: %s" % (summary, first))
+    print(f"FAIL: {summary}; first bad event: {first}")
     return 1
