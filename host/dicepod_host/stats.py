@@ -206,7 +206,7 @@ class Stats:
             module = modes.module(mode)
             return module.Game(Settings(module.SETTINGS))
         except Exception as err:  # a missing or broken rules module: counts only
-            self.skipped.append("device %s game %d: %s" % (device, game_id, err))
+            self.skipped.append(f"device {device} game {game_id}: {err}")
             return None
 
     def _battle(self, device, game_id, pairs):
@@ -232,7 +232,7 @@ class Stats:
                     p = odds.bust(len(data) - 1 - k, kept, kcs)
                 game.apply(event)
             except Exception as err:  # an illegal event ends this game's analysis
-                self.skipped.append("device %s game %d seq %d: %s" % (device, game_id, seq, err))
+                self.skipped.append(f"device {device} game {game_id} seq {seq}: {err}")
                 return
             if p is not None:
                 q = p[0] / p[1]
@@ -251,7 +251,7 @@ class Stats:
             try:
                 game.apply(event)
             except Exception as err:  # an illegal event ends this game's analysis
-                self.skipped.append("device %s game %d seq %d: %s" % (device, game_id, seq, err))
+                self.skipped.append(f"device {device} game {game_id} seq {seq}: {err}")
                 return
             tn = game.tn_final
             if kind == "roll" and tn:
@@ -396,7 +396,7 @@ def _band_bars(ax, xs, observed, expected, bands, width=0.6):
 
 
 def _p(value):
-    return "-" if value is None else ("< 0.001" if value < 0.001 else "%.3f" % value)
+    return "-" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
 
 
 def charts(report: dict[str, Any], directory: Path) -> list[Path]:
@@ -416,8 +416,9 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
         ax.set_xlabel("face")
         ax.set_ylabel("count")
         ax.set_title(
-            "Faces of n = %d dice: chi-square %.2f (%d df), p = %s"
-            % (faces["dice"], faces["chi_square"], faces["df"], _p(faces["p_value"]))
+            "Faces of n = {} dice: chi-square {:.2f} ({} df), p = {}".format(
+                faces["dice"], faces["chi_square"], faces["df"], _p(faces["p_value"])
+            )
         )
         ax.legend(loc="lower right", fontsize=8)
         written.append(_save(fig, plt, directory / "faces.png"))
@@ -428,8 +429,9 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
             expected = [q * row["rolls"] for q in row["exact"]]
             _band_bars(ax, row["sums"], row["counts"], expected, row["bands"])
             ax.set_title(
-                "Sum of %d dice, n = %d rolls: chi-square %.2f (%d df), p = %s"
-                % (row["dice"], row["rolls"], row["chi_square"], row["df"], _p(row["p_value"])),
+                "Sum of {} dice, n = {} rolls: chi-square {:.2f} ({} df), p = {}".format(
+                    row["dice"], row["rolls"], row["chi_square"], row["df"], _p(row["p_value"])
+                ),
                 fontsize=10,
             )
             ax.set_ylabel("rolls")
@@ -446,12 +448,16 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
         ax.set_ylabel("share of Battle Rolls")
         busts = report["battle"]["busts"]
         ax.set_title(
-            "Battle Rolls, n = %d: scoring rolls and busts\nbusts over n = %d rolls and re-rolls:"
-            " %d, expected %.1f (z = %s)"
-            % (report["battle"]["battle_rolls"], busts["trials"], busts["observed"],
-               busts["expected"], "-" if busts["z"] is None else "%.2f" % busts["z"]),
+            "Battle Rolls, n = {}: scoring rolls and busts\nbusts over n = {} rolls and re-rolls:"
+            " {}, expected {:.1f} (z = {})".format(
+                report["battle"]["battle_rolls"],
+                busts["trials"],
+                busts["observed"],
+                busts["expected"],
+                "-" if busts["z"] is None else "{:.2f}".format(busts["z"]),
+            ),
             fontsize=10,
-        )  # fmt: skip
+        )
         ax.legend(fontsize=8)
         written.append(_save(fig, plt, directory / "battle.png"))
     if "tests" in report:
@@ -461,11 +467,13 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
                    [r["band"] for r in rows])  # fmt: skip
         ax.set_xticks(list(range(len(rows))))
         ax.set_xticklabels(
-            ["%d+\nn=%d\np=%s" % (r["tn"], r["dice"], _p(r["p_value"])) for r in rows]
+            ["{}+\nn={}\np={}".format(r["tn"], r["dice"], _p(r["p_value"])) for r in rows]
         )
         ax.set_ylabel("success rate per die")
         ax.set_title(
-            "Tests: success rate by Target Number (n = %d dice)" % sum(r["dice"] for r in rows)
+            "Tests: success rate by Target Number (n = {} dice)".format(
+                sum(r["dice"]) for r in rows
+            )
         )
         ax.legend(fontsize=8)
         written.append(_save(fig, plt, directory / "tests.png"))

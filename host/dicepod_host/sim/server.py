@@ -70,10 +70,10 @@ def micropython_package_version() -> str | None:
 def check_ready() -> None:
     """Raise UserError when the firmware or the WebAssembly port is missing."""
     if not (FIRMWARE / "dicepod").is_dir():
-        raise UserError("no firmware tree at %s" % FIRMWARE)
+        raise UserError(f"no firmware tree at {FIRMWARE}")
     if not (MP_DIR / "micropython.mjs").is_file() or not (MP_DIR / "micropython.wasm").is_file():
         raise UserError(
-            "MicroPython's WebAssembly port is not installed (%s): run ./dev setup" % MP_PACKAGE
+            f"MicroPython's WebAssembly port is not installed ({MP_PACKAGE}): run ./dev setup"
         )
 
 
@@ -126,7 +126,7 @@ def compile_mpy(rel: str, text: str) -> bytes | None:
             mpy = f.read()
     try:
         MPY_CACHE.mkdir(parents=True, exist_ok=True)
-        part = cached.with_suffix(".part%d" % threading.get_ident())
+        part = cached.with_suffix(f".part{threading.get_ident()}")
         part.write_bytes(mpy)
         os.replace(part, cached)
     except OSError:
@@ -228,8 +228,8 @@ class SimServer(ThreadingHTTPServer):
         host = host if isinstance(host, str) else bytes(host).decode()
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
         if ":" in shown:
-            shown = "[%s]" % shown
-        return "http://%s:%d/" % (shown, port)
+            shown = f"[{shown}]"
+        return f"http://{shown}:{port}/"
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0) -> SimServer:
@@ -239,8 +239,8 @@ def make_server(host: str = "127.0.0.1", port: int = 0) -> SimServer:
         return SimServer((host, port), Handler)
     except OSError as err:
         raise UserError(
-            "cannot serve on %s:%d (%s): try another --port, or --port 0 for any free one"
-            % (host, port, err.strerror or err)
+            f"cannot serve on {host}:{port} ({err.strerror or err}): try another --port, or"
+            " --port 0 for any free one"
         ) from None
 
 

@@ -58,7 +58,7 @@ class StandIn:
             thread.start()
         if not self._banner.wait(ready_timeout):
             self.close()
-            raise UserError("the stand-in board did not start: %s" % self.errors.decode()[-300:])
+            raise UserError(f"the stand-in board did not start: {self.errors.decode()[-300:]}")
 
     def _to_node(self):
         while not self._closed:
@@ -131,10 +131,10 @@ def main() -> int:
     try:
         board = StandIn()
     except UserError as err:
-        print("dicepod: %s" % err, file=sys.stderr)
+        print(f"dicepod: {err}", file=sys.stderr)
         return 1
-    print("stand-in board (MicroPython WebAssembly port) on %s  (Ctrl-C stops it)" % board.port)
-    print("try: mpremote connect %s ls" % board.port, flush=True)
+    print(f"stand-in board (MicroPython WebAssembly port) on {board.port}  (Ctrl-C stops it)")
+    print(f"try: mpremote connect {board.port} ls", flush=True)
     try:
         while board.alive():
             time.sleep(0.5)
