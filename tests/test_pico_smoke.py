@@ -8,7 +8,7 @@ import time
 import pytest
 from pico_support import cpython_boot_screen, diff_image, need_pico
 
-from dicepod_host.pico import Pico, read_littlefs
+from dicepod_host.pico import Pico, PicoError, read_littlefs
 
 need_pico(module=True)
 
@@ -124,3 +124,15 @@ def test_sh1106_module_shows_the_same_boot_screen():
         assert board.oled.ram_width == 132
     want = cpython_boot_screen()
     assert got == want, diff_image(got, want)
+
+
+def test_a_flash_image_runs_one_chip_at_a_time(tmp_path):
+    # Two emulators on one image would corrupt its file system: the second is refused.
+    image = str(tmp_path / "one.img")
+    with Pico(flash=image, deploy=False, usb="events"):
+        with pytest.raises(PicoError, match="in use by another emulated Pico"):
+            Pico(flash=image, usb="events")
+        with pytest.raises(ValueError, match="makes a new flash image"):
+            Pico(flash=image, files={"x.txt": b"x"}, usb="events")
+    with Pico(flash=image, usb="events") as again:  # free again once the first has stopped
+        again.run_ms(50)

@@ -18,6 +18,7 @@ $DICEPOD_RP2, then <checkout>/../shared/rp2, and checks SHA256SUMS.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -276,8 +277,9 @@ def _die_with_parent():
 # --- the emulated Pico --------------------------------------------------------------------------
 
 
-class PicoError(RuntimeError):
-    """The emulator stopped, or answered a command with an error."""
+class PicoError(UserError):
+    """The emulator stopped, answered a command with an error, or its flash is in use (a
+    UserError: `dicepod emulate --pico` prints it as one line)."""
 
 
 class Pico:
@@ -313,6 +315,18 @@ class Pico:
         self.flash_path = str(flash)
         if not os.path.exists(self.flash_path) or os.path.getsize(self.flash_path) == 0:
             build_flash(self.flash_path, files=files, deploy=deploy, rp2=self.rp2)
+        elif files:
+            raise ValueError("files= makes a new flash image; %s exists" % self.flash_path)
+        # One chip per flash: a second emulator on the same image would corrupt its file system.
+        lock = os.open(self.flash_path, os.O_RDONLY)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(lock)
+            raise PicoError(
+                "the flash image %s is in use by another emulated Pico" % self.flash_path
+            ) from None
+        self._lock_fd: int | None = lock
         self.display = display
         self.oled = OLED(display)
         self.decode_error = None
@@ -611,13 +625,13 @@ class Pico:
         quiet_ms: float = 25,
         gap_ms: float = 120,
     ) -> dict[str, Any]:
-        """Press a button (at least gap_ms after the last press was let go: a finger cannot
-        press again at once, and the driver's lock-out would drop it) and run until the screen
-        has been redrawn. Return {"down_ns": the
-        first edge, "last_i2c_ns": the last display byte of the redraw, "latency_ms": between
-        the two, "i2c_bytes": display bytes sent since the edge}; latency_ms is None when no
-        redraw came within max_ms (and then the chip ran max_ms)."""
-        at = max(self.now_ns, (self.last_release_ns or 0) + gap_ms * 1e6)
+        """Press a button at a finger's pace (gap_ms after the last press was let go, and 80 ms
+        after the firmware was idle again, as play()), run until the screen has been redrawn,
+        then until the firmware is idle again after the release. Return {"down_ns": the first
+        edge, "last_i2c_ns": the last display byte of the redraw, "latency_ms": between the
+        two, "i2c_bytes": display bytes sent from the edge to that byte}; latency_ms is None
+        when no redraw came within max_ms (and then the chip ran max_ms)."""
+        at = max(self.now_ns + 80e6, (self.last_release_ns or 0) + gap_ms * 1e6)
         down, up = self.press(button, hold_ms=hold_ms, bounce=bounce, at_ms=at / 1e6)
         try:
             self.run_until_frame(max_ms=max_ms, quiet_ms=quiet_ms, blank_ok=True)
@@ -629,8 +643,9 @@ class Pico:
             for e in self.events("i2c", since_ns=down)
             if e["addr"] == 0x3C and e["t1"] <= last
         )
-        if self.now_ns < up:
-            self.run_ms((up - self.now_ns) / 1e6 + 1)  # let the finger go
+        # The finger lets go; the next press waits for the firmware (a press during a screen
+        # load, or inside the lock-out after a release it saw late, would be lost).
+        self.run_until_idle(after_ns=max(up, self.now_ns), max_ms=max_ms)
         return {
             "down_ns": down,
             "last_i2c_ns": last,
@@ -814,6 +829,10 @@ class Pico:
         if self._slave is not None:
             os.close(self._slave)
             self._slave = None
+        lock = getattr(self, "_lock_fd", None)
+        if lock is not None:
+            os.close(lock)  # releases the flash image's lock
+            self._lock_fd = None
         if self._temp:
             shutil.rmtree(self._temp, ignore_errors=True)
             self._temp = None
