@@ -46,9 +46,9 @@ CHECKOUT = HERE.parent.parent.parent  # host/dicepod_host/pico -> the checkout
 UF2_NAME = "RPI_PICO-v1.28.0.uf2"
 ROM_NAME = "rp2040-bootrom-b1.bin"
 HOWTO = (
-    "the emulated Pico needs MicroPython's official RPI_PICO v1.28.0 UF2 (%s) and the RP2040 B1 "
-    "boot ROM (%s) with their SHA256SUMS in a folder: set DICEPOD_RP2=that folder (or put it at "
-    "<checkout>/../shared/rp2)" % (UF2_NAME, ROM_NAME)
+    "the emulated Pico needs MicroPython's official RPI_PICO v1.28.0 UF2 "
+    f"({UF2_NAME}) and the RP2040 B1 boot ROM ({ROM_NAME}) with their SHA256SUMS in a folder: "
+    "set DICEPOD_RP2=that folder (or put it at <checkout>/../shared/rp2)"
 )
 
 FLASH_SIZE = 2 * 1024 * 1024
@@ -109,7 +109,7 @@ def _check_rp2(folder):
     sums = folder / "SHA256SUMS"
     problem = None
     if not sums.is_file():
-        problem = "no %s" % sums
+        problem = f"no {sums}"
     else:
         want = {}
         for line in sums.read_text().splitlines():
@@ -119,10 +119,10 @@ def _check_rp2(folder):
         for name in (UF2_NAME, ROM_NAME):
             path = folder / name
             if not path.is_file():
-                problem = "no %s" % path
+                problem = f"no {path}"
                 break
             if hashlib.sha256(path.read_bytes()).hexdigest() != want.get(name):
-                problem = "%s does not match SHA256SUMS" % path
+                problem = f"{path} does not match SHA256SUMS"
                 break
     _VERIFIED[key] = problem
     return problem
@@ -137,12 +137,12 @@ def uf2_image(data: bytes, size: int = FLASH_SIZE) -> bytearray:
         block = data[at : at + 512]
         magic0, magic1, flags, addr, length = struct.unpack_from("<5I", block)
         if magic0 != 0x0A324655 or magic1 != 0x9E5D5157 or block[508:512] != b"\x30\x6f\xb1\x0a":
-            raise ValueError("UF2 block %d has bad magic" % (at // 512))
+            raise ValueError(f"UF2 block {at // 512} has bad magic")
         if flags & 1:  # not for the main flash
             continue
         offset = addr - 0x10000000
         if offset < 0 or offset + length > size or length > 476:
-            raise ValueError("UF2 block %d writes outside the flash (0x%08x)" % (at // 512, addr))
+            raise ValueError(f"UF2 block {at // 512} writes outside the flash (0x{addr:08x})")
         img[offset : offset + length] = block[32 : 32 + length]
     return img
 
@@ -209,7 +209,7 @@ def deployed_files(root: str | Path | None = None) -> dict[str, bytes]:
     root = Path(root) if root else deploy.firmware_root()
     mpy_cross = deploy.tool("mpy-cross")
     digest = hashlib.sha256()
-    digest.update(("%s %d\n" % (mpy_cross, os.stat(mpy_cross).st_size)).encode())
+    digest.update(f"{mpy_cross} {os.stat(mpy_cross).st_size}\n".encode())
     for rel in deploy.plan_files(root):
         digest.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
     key = digest.hexdigest()[:24]
@@ -316,7 +316,7 @@ class Pico:
         if not os.path.exists(self.flash_path) or os.path.getsize(self.flash_path) == 0:
             build_flash(self.flash_path, files=files, deploy=deploy, rp2=self.rp2)
         elif files:
-            raise ValueError("files= makes a new flash image; %s exists" % self.flash_path)
+            raise ValueError(f"files= makes a new flash image; {self.flash_path} exists")
         # One chip per flash: a second emulator on the same image would corrupt its file system.
         lock = os.open(self.flash_path, os.O_RDONLY)
         try:
@@ -324,7 +324,7 @@ class Pico:
         except OSError:
             os.close(lock)
             raise PicoError(
-                "the flash image %s is in use by another emulated Pico" % self.flash_path
+                f"the flash image {self.flash_path} is in use by another emulated Pico"
             ) from None
         self._lock_fd: int | None = lock
         self.display = display
@@ -407,7 +407,7 @@ class Pico:
                 try:
                     self.oled.write(data)
                 except ValueError as err:
-                    self.decode_error = "%s (t=%d ns, bytes %s)" % (err, msg["t0"], data[:16].hex())
+                    self.decode_error = f"{err} (t={msg['t0']} ns, bytes {data[:16].hex()})"
         elif kind == "usb_out":
             self._usb_out += bytes.fromhex(msg["data"])
             return
@@ -420,7 +420,8 @@ class Pico:
         with self._cond:
             while not any(e["ev"] == "ready" for e in self._events):
                 if self._closed or time.monotonic() > end:
-                    raise PicoError("the emulator did not start (%s)" % " ".join(self._command))
+                    command = " ".join(self._command)
+                    raise PicoError(f"the emulator did not start ({command})")
                 self._cond.wait(0.1)
 
     def _send(self, cmd, **kw):
@@ -442,10 +443,10 @@ class Pico:
         with self._cond:
             while ident not in self._replies:
                 if self._closed:
-                    raise PicoError("the emulator has exited (code %s)" % self.proc.poll())
+                    raise PicoError(f"the emulator has exited (code {self.proc.poll()})")
                 left = None if end is None else end - time.monotonic()
                 if left is not None and left <= 0:
-                    raise TimeoutError("no answer from the emulator within %.0f s" % timeout)
+                    raise TimeoutError(f"no answer from the emulator within {timeout:.0f} s")
                 self._cond.wait(left if left is not None else 1.0)
             msg = self._replies.pop(ident)
         if not msg.get("ok"):
@@ -521,8 +522,8 @@ class Pico:
                 self.last_frame_ns = reply["last_i2c"]
                 return reply["last_i2c"] / 1e6
         raise TimeoutError(
-            "no frame within %d ms of emulated time (stopped: %s)%s"
-            % (max_ms, stopped, self.boot_output())
+            f"no frame within {max_ms:.0f} ms of emulated time (stopped: {stopped})"
+            + self.boot_output()
         )
 
     def run_until_idle(self, after_ns: float | None = None, max_ms: float = 10_000) -> float:
@@ -534,7 +535,7 @@ class Pico:
         reply = self.call("run", ms=max_ms, idle=True, idle_after=after, timeout=120 + max_ms / 20)
         if reply["stopped"] != "idle":
             raise TimeoutError(
-                "the firmware was not idle within %d ms (stopped: %s)" % (max_ms, reply["stopped"])
+                f"the firmware was not idle within {max_ms:.0f} ms (stopped: {reply['stopped']})"
             )
         return self.now_ms
 
@@ -801,7 +802,7 @@ class Pico:
                     continue
                 return seen[: seen.rindex(marker) + len(marker)]
         raise TimeoutError(
-            "no %r from the device within %.0f s; it sent %r" % (marker, timeout, seen[-300:])
+            f"no {marker!r} from the device within {timeout:.0f} s; it sent {seen[-300:]!r}"
         )
 
     def boot_output(self) -> str:
@@ -873,6 +874,6 @@ __all__ = [
 
 if __name__ == "__main__":  # pragma: no cover - a quick look: boot, print the first frame
     with Pico() as _pico:
-        print("first frame at %.1f ms" % _pico.run_until_frame())
+        print(f"first frame at {_pico.run_until_frame():.1f} ms")
         print(_pico.ascii())
         sys.exit(0)
