@@ -196,6 +196,11 @@ class App:
                 self.stack.append(result.screen)
             else:
                 ram.unload(self.session.kept)
+        elif isinstance(result, ui.NewGame):
+            mode = result.mode
+            result = None
+            del self.stack[1:]
+            self.stack.append(self.new_game(mode))
         else:
             self.stack.append(result)
         if len(self.stack) <= 2 and result == ui.POP:

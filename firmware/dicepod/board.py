@@ -45,7 +45,9 @@ class Board:
         self.usb = None
         self.beeper = None
         self.device_id = ""
-        self.settings = {}
+        self.settings = {}  # the device's settings (dicepod.device), defaults filled in
+        self.saved = None  # the players' saved values as read at boot ({key: int}), or None
+        self.notices = ()  # lines about the settings file to show once the app has started
         self.ticks_ms = None
         self.ticks_diff = None
         self.sleep_ms = None
@@ -54,30 +56,24 @@ class Board:
 
 
 def device_settings(storage, config=None):
-    """Device settings: defaults, then the saved settings file (or config), as a dict."""
+    """Device settings as a dict: defaults, then the saved values in range. storage: the
+    storage driver (its settings file is read) or the saved {key: int} values already read;
+    config: a settings mapping (or Settings) instead of them."""
     from dicepod.device import SETTINGS
+    from dicepod.settings import Settings, load
 
-    values = {}
-    for spec in SETTINGS:
-        values[spec[0]] = spec[1]
     saved = config
     if saved is None:
-        data = storage.load_settings()
-        if data:
-            from dicepod.settings import Settings
-
-            try:
-                saved = Settings.decode(data)
-            except ValueError:
-                saved = None  # corrupt: the app reports it; the device runs on defaults
+        saved = storage if isinstance(storage, dict) else load(storage, [])
     elif not isinstance(saved, dict):
         saved = saved.values  # a dicepod.settings.Settings: its values dict
-    if saved:
-        for spec in SETTINGS:
-            value = saved.get(spec[0])
-            if isinstance(value, int) and spec[2] <= value <= spec[3]:
-                values[spec[0]] = value
-    return values
+    device = Settings(SETTINGS)
+    for spec in SETTINGS:
+        try:
+            device.set(spec[0], saved.get(spec[0], spec[1]))
+        except ValueError:
+            pass  # out of range: the default (the app reports nothing; the device runs on it)
+    return device.values
 
 
 def _wake(pin):
@@ -105,7 +101,8 @@ def assemble(
     the replay's device board tests/portable/app_device.py, the simulator's reference
     tests/support/sim_reference.py).
 
-    storage: the storage driver; the device settings are read from it (or taken from config).
+    storage: the storage driver; its settings file is read once (the device's settings, or
+      config instead; the players' values go to the app as Board.saved).
     display: the display, or a function(values) -> display (the Pico picks its controller and
       rotation from the device settings); its contrast is set from the settings.
     buttons, randbelow, device_id: as on the Board.
@@ -116,7 +113,13 @@ def assemble(
     beeper: the beeper driver, or None. clock: ticks_ms/ticks_diff/sleep_ms (a module or an
       object), or None.
     """
-    values = device_settings(storage, config)
+    from dicepod.settings import load
+
+    # The settings file, read once: the device's values now, the players' for the app
+    # (Board.saved, and the lines to show about a corrupt file, Board.notices).
+    notices = []
+    saved = load(storage, notices)
+    values = device_settings(saved, config)
     if callable(display):
         display = display(values)
     # (pyright narrows a called display to object; it is the display driver)
@@ -140,6 +143,8 @@ def assemble(
         beeper=beeper,
         device_id=device_id,
         settings=values,
+        saved=saved,
+        notices=notices,
     )
     if clock is not None:
         board.ticks_ms = clock.ticks_ms

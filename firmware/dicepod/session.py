@@ -19,29 +19,18 @@ message, changed() after an event was played or undone (the app redraws and tell
 screen).
 """
 
-import json
-
 from micropython import const
 
 from dicepod import journal as journal_module
 from dicepod import ram
 from dicepod.rules import modes
-from dicepod.settings import Settings, spec_index
+from dicepod.settings import Settings, encode, load, spec_index
 
 # The settings group of the device itself (dicepod.device.SETTINGS).
 _DEVICE = const("device")
 
 # Events the app writes for itself; a game's fold skips them.
 APP_EVENTS = ("crash",)
-
-
-def encode_settings(values):
-    """Encode a {key: int} dict as one JSON line with sorted keys (same bytes everywhere)."""
-    parts = []
-    for key in sorted(values):
-        if values[key] is not None:
-            parts.append("%s:%s" % (json.dumps(key), json.dumps(values[key])))
-    return ("{" + ",".join(parts) + "}\n").encode()
 
 
 class Session:
@@ -54,9 +43,12 @@ class Session:
         self.toast = toast
         self.changed = changed
         self.journal = journal_module.Journal(board.storage)
-        # The players' settings, {key: int}, as loaded from storage. They are checked against
-        # a mode's SETTINGS when that mode is loaded (only one mode's modules are in RAM).
-        self.values = {}
+        # The players' settings, {key: int}, as read from storage once (by board.assemble,
+        # else by start()). They are checked against a mode's SETTINGS when that mode is
+        # loaded (only one mode's modules are in RAM).
+        saved = getattr(board, "saved", None)
+        self.unread = not isinstance(saved, dict)
+        self.values = saved if isinstance(saved, dict) else {}
         self.kept = ()  # modules the current game's mode loaded (dicepod.ram)
         self.ms = 0  # milliseconds since start (the journal's clock)
         self.mode = None  # the current game's mode name, or None
@@ -66,6 +58,7 @@ class Session:
         self.last_event = None  # and the event itself (screens name what just happened)
         self.trailing = 0  # app events (crash records) after the last game event
         self.messages = []  # lines to show once the app has started
+        self.messages.extend(getattr(board, "notices", ()))
 
     def start(self, resume=True):
         """Recover the journal, load the settings, fold the game in progress (unless resume
@@ -73,23 +66,11 @@ class Session:
         # A torn last line (a power cut while writing) is cut silently: the game resumes at
         # the last complete event, as if the cut came a moment earlier.
         self.journal.recover()
-        # The settings file; a corrupt one falls back to the defaults with a message.
-        values = {}
-        data = None
-        try:
-            data = self.storage.load_settings()
-        except OSError:
-            self.messages.append("Settings unreadable: defaults")
-        if data is not None:
-            try:
-                saved = Settings.decode(data)
-            except ValueError:
-                saved = {}
-                self.messages.append("Settings corrupt: defaults")
-            for key in saved:
-                if isinstance(key, str) and isinstance(saved[key], int):
-                    values[key] = saved[key]
-        self.values = values
+        if self.unread:
+            # The settings file, read once (by board.assemble, or here for a board that did
+            # not): a corrupt one falls back to the defaults with a message.
+            self.values = load(self.storage, self.messages)
+            self.unread = False
         self.kept = ()
         ram.unload()
         if resume:
@@ -148,7 +129,7 @@ class Session:
             raise ValueError("%d..%d" % (spec[2], spec[3]))
         values = self.values
         values[key] = value
-        self.storage.save_settings(encode_settings(values))
+        self.storage.save_settings(encode(values))
         power = self.power
         if key.startswith(_DEVICE + ".") and power is not None:
             configure = getattr(power, "configure", None)

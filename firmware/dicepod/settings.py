@@ -6,8 +6,9 @@ Each rules module declares its settings as SETTINGS, a sequence of specs
 with integer values: a tuple of such tuples, or (for a long list) dicepod.rules.specs.Specs,
 the same specs as compact text decoded on demand. A default of None means "the rulebook does
 not give it: ask the player"; reading such a key before the player has entered it raises
-MissingValue naming the key, so a game never invents a number. Persistence (temp file +
-rename) is the storage driver's job; this module only encodes to and decodes from bytes.
+MissingValue naming the key, so a game never invents a number. The settings file's one
+reader (load: once at boot, by board.assemble) and one encoding (encode/decode) are here too;
+persistence (temp file + rename) is the storage driver's job.
 """
 
 import json
@@ -78,14 +79,47 @@ class Settings:
                 raise ValueError("%s must be %d..%d" % (key, spec[2], spec[3]))
         self.slots[index] = value
 
-    @staticmethod
-    def decode(data):
-        """Decode the settings file's bytes (dicepod.session.encode_settings) into a dict; raise
-        ValueError when corrupt."""
+
+# -- the settings file: one JSON line {key: int}, sorted keys, the same bytes everywhere -----
+
+
+def encode(values):
+    """Encode a {key: int} dict as the settings file's bytes (None values left out)."""
+    parts = []
+    for key in sorted(values):
+        if values[key] is not None:
+            parts.append("%s:%s" % (json.dumps(key), json.dumps(values[key])))
+    return ("{" + ",".join(parts) + "}\n").encode()
+
+
+def decode(data):
+    """Decode the settings file's bytes into a dict; raise ValueError when corrupt."""
+    try:
+        values = json.loads(data)
+    except ValueError:
+        raise ValueError("corrupt settings")
+    if not isinstance(values, dict):
+        raise ValueError("corrupt settings")
+    return values
+
+
+def load(storage, messages):
+    """Read the settings file once: the players' {key: int} values ({} when there is none);
+    an unreadable or corrupt file gives {} and a line in messages (shown once the app has
+    started). Checked against their specs (Settings.set) when used."""
+    values = {}
+    data = None
+    try:
+        data = storage.load_settings()
+    except OSError:
+        messages.append("Settings unreadable: defaults")
+    if data is not None:
         try:
-            values = json.loads(data)
+            saved = decode(data)
         except ValueError:
-            raise ValueError("corrupt settings")
-        if not isinstance(values, dict):
-            raise ValueError("corrupt settings")
-        return values
+            saved = {}
+            messages.append("Settings corrupt: defaults")
+        for key in saved:
+            if isinstance(key, str) and isinstance(saved[key], int):
+                values[key] = saved[key]
+    return values

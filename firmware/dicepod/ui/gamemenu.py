@@ -2,17 +2,7 @@
 Main menu. Pure. Loaded only while it is open (a passing screen)."""
 
 from dicepod.ui.lists import Confirm, ListScreen
-from dicepod.ui.screen import POP, Reset
-
-
-class NewGame:
-    """A deferred app.new_game(mode) for a Confirm."""
-
-    def __init__(self, mode):
-        self.mode = mode
-
-    def __call__(self, app):
-        return Reset(app.new_game(self.mode))
+from dicepod.ui.screen import POP, NewGame, Reset
 
 
 class GameMenu(ListScreen):

@@ -7,6 +7,7 @@ from micropython import const
 from dicepod.rules import modes
 from dicepod.ui import draw
 from dicepod.ui.lists import Confirm, ListScreen
+from dicepod.ui.screen import NewGame
 
 # Main menu rows after the game modes.
 _HISTORY = const("History")
@@ -51,8 +52,6 @@ class MainMenu(ListScreen):
                 return app.game_screen()
             if app.session.mode is None:
                 return app.new_game(mode)
-            from dicepod.ui.gamemenu import NewGame
-
             return Confirm(
                 "New game?",
                 "End the %s game and start %s?" % (app.session.mode, title),

@@ -7,6 +7,7 @@ The app owns a stack of screens. A screen's on_button/tick returns its transitio
     HOME          pop back to the main menu
     Replace(s)    pop this screen and push s
     Reset(s)      pop back to the main menu and push s (s None: just the menu)
+    NewGame(m)    pop back to the main menu and start a new game of mode m (its screen on top)
 A screen sets self.dirty when what it shows has changed; the app redraws only then.
 """
 
@@ -42,6 +43,18 @@ class Reset:
 
     def __init__(self, screen=None):
         self.screen = screen
+
+
+class NewGame:
+    """Transition: pop back to the main menu, then start a new game of mode. A Confirm's
+    answer too (calling it returns itself): the question and its screens are gone before the
+    mode's code is loaded, and nothing of a passing screen's module stays in RAM meanwhile."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __call__(self, app):
+        return self
 
 
 def wrap(text, width=16):
