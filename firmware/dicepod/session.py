@@ -29,7 +29,8 @@ from dicepod.settings import Settings, encode, load, spec_index
 # The settings group of the device itself (dicepod.device.SETTINGS).
 _DEVICE = const("device")
 
-# Events the app writes for itself; a game's fold skips them.
+# Events the app writes for itself; a game's fold skips them (the one list: the PC's verify,
+# stats and results import it).
 APP_EVENTS = ("crash",)
 
 

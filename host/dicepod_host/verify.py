@@ -25,13 +25,12 @@ from typing import Any
 
 from dicepod import journal, protocol
 from dicepod.rules import modes
+from dicepod.session import APP_EVENTS  # the app's own events, not moves: folds skip them
 from dicepod.settings import MissingValue, Settings
 from dicepod_host import records
 from dicepod_host.errors import UserError
 from dicepod_host.records import Event, Pair
 
-# Journal events the app writes that are not game moves (the app's fold skips them too).
-APP_EVENTS = ("crash",)
 CSV_FIELDS = ("v", "dev", "seq", "game", "ms", "kind", "data", "prev", "crc")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # The largest JSON Lines or CSV log read (a dicepod event line is ~100 bytes: 5 million events).
