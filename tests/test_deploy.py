@@ -188,3 +188,73 @@ def test_compile_keeps_main_source_and_names_a_file_mpy_cross_rejects(tmp_path):
     (root / "dicepod" / "bad.py").write_text("match x:\n    case 1: pass\n")
     with pytest.raises(UserError, match="mpy-cross cannot compile dicepod/bad.py"):
         deploy.compile_tree(root, tmp_path / "out2", progress=lambda t: 0)
+
+
+def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
+    tmp_path, capsys, monkeypatch
+):
+    """The real board: MicroPython v1.28.0 RPI_PICO on the emulated RP2040 (its USB serial on a
+    pty), holding an old firmware: a stale module, an old main.py and a player's journal. The
+    real mpremote copies the tree (realtime pacing while it talks), the hashes on the board's
+    flash are checked with mpremote's sha256sum and read back from the flash image host-side,
+    and after a power cycle main.py boots into the app, which resumes the player's game with
+    the pixels CPython draws for that journal."""
+    from app_board import Board, LineStorage, press
+    from pico_support import diff_image, need_pico
+
+    from dicepod.app import App
+    from dicepod_host.cli import main
+    from dicepod_host.pico import Pico, read_littlefs
+
+    need_pico()
+    # The player's journal: a free-roll game of a few rolls, made by CPython's app.
+    old_app = App(Board(seed=4))
+    old_app.start()
+    press(old_app, 2, 2, 2, 2, 4, 4, 4)  # DOWN x4 (Free roll), OK opens it, OK rolls twice
+    journal = old_app.board.storage.journal()
+    assert journal.count(b"\n") >= 3
+    want = App(Board(storage=LineStorage(journal), seed=4))
+    want.start()
+    want_frame = bytes(want.board.display.buffer)
+
+    old = {
+        "main.py": b"print('old firmware')\n",
+        "dicepod/__init__.py": b"OLD = 1\n",
+        "dicepod/old_module.py": b"X = 1\n",
+        "journal.log": journal,
+    }
+    image = tmp_path / "flash.img"
+    # The emulator on a loaded machine runs slower than a Pico: each mpremote call of the
+    # deploy gets 120 s instead of 30.
+    real_deploy = deploy.deploy
+    monkeypatch.setattr(deploy, "deploy", lambda port, **kw: real_deploy(port, timeout=120, **kw))
+    with Pico(flash=str(image), deploy=False, files=old) as pico:
+        with pico.running(realtime=True):
+            code = main(["deploy", "--port", pico.usb_port])
+            printed = capsys.readouterr()
+            assert code == 0, printed.err + printed.out
+            assert "board: MicroPython 1.28.0" in printed.out
+            assert "removing 2 stale files" in printed.out, printed.out  # old_module, __init__.py
+            expected = deploy.compile_tree(
+                deploy.firmware_root(), tmp_path / "build", progress=lambda t: 0
+            )
+            # The board's own SHA-256 of two files (deploy checked every file's the same way;
+            # the flash image below is compared byte for byte).
+            checked = ("main.py", "dicepod/app.mpy")
+            out = mpremote(pico.usb_port, "sha256sum", ":/" + checked[0], "+", "sha256sum",
+                           ":/" + checked[1], timeout=120)  # fmt: skip
+            assert out.returncode == 0, out.stderr
+        on_board = dict(re.findall(r"sha256sum :/(\S+)\n([0-9a-f]{64})", out.stdout))
+        for rel in checked:
+            assert on_board[rel] == hashlib.sha256(expected[rel].read_bytes()).hexdigest(), rel
+        # What reached the flash itself: the deployed tree, the journal kept, nothing stale.
+        pico.power_cut()
+        files = read_littlefs(image.read_bytes())
+        assert files["journal.log"] == journal
+        assert "dicepod/old_module.py" not in files
+        assert not [k for k in files if k.endswith(".py") and k != "main.py"]
+        for rel, path in expected.items():
+            assert files[rel] == path.read_bytes(), rel
+        pico.power_on()
+        pico.run_until_frame(max_ms=10_000)
+        assert pico.frame() == want_frame, diff_image(pico.frame(), want_frame)

@@ -139,12 +139,18 @@ class Board:
 
 
 def press(app, *codes):
-    """Press each button in turn (one tick each), then one idle tick. On a strict board
-    (the default) a crash screen raises RuntimeError with the crash text."""
-    for code in codes:
-        app.board.buttons.queue.append(code)
+    """Press each button in turn (one tick each), then one idle tick. On a board with a
+    finger (tests/pico_sessions.FingerBoard) the finger presses instead: each code a hold
+    of the pin through the real buttons driver. On a strict board (the default) a crash
+    screen raises RuntimeError with the crash text."""
+    finger = getattr(app.board, "finger", None)
+    if finger is not None:
+        finger(app, codes)
+    else:
+        for code in codes:
+            app.board.buttons.queue.append(code)
+            app.tick(20)
         app.tick(20)
-    app.tick(20)
     if app.board.strict and type(app.stack[-1]).__name__ == "CrashScreen":
         raise RuntimeError("crash: " + " | ".join(app.stack[-1].lines))
 

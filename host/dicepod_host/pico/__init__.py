@@ -544,6 +544,20 @@ class Pico:
         """When the CPU last ended an unbroken 2 ms sleep (refresh with status())."""
         return self._status.get("last_idle", 0)
 
+    def run_until_edge(self, pin: int, max_ms: float = 10_000) -> str:
+        """Run until GPIO pin changes level (the chip's own drive or anything else), checked
+        every 2 ms of emulated time; at most max_ms. Return "edge", or "time" when it did not
+        change (or "power_cut")."""
+        self._not_running()
+        reply = self.call("run", ms=max_ms, edge_pin=pin, timeout=120 + max_ms / 20)
+        return reply["stopped"]
+
+    def profile(self, every: int = 0) -> dict[int, int]:
+        """PC sampling: start (every: one sample per that many cycles) or stop (0). Return the
+        samples since the previous call as {pc: count} (map a pc to a C function with the
+        firmware's ELF: `nm -n RPI_PICO-v1.28.0.elf`)."""
+        return {pc: n for pc, n in self.call("profile", every=every)["samples"]}
+
     def go(self, realtime: bool = True) -> None:
         """Let the chip run in the background (until halt()); realtime holds emulated time to
         the wall clock (what mpremote and other programs with timeouts need)."""

@@ -820,6 +820,22 @@ export class Pico {
         if (clock.nanos - this.waitStart >= IDLE_NS) this.lastIdle = this.timeBase + clock.nanos;
         this.waitStart = -1;
       }
+      if (this.profile) {
+        // PC sampling (the `profile` command): one sample every profile.every cycles
+        const prof = this.profile;
+        for (let i = 0; i < 4096 && !core.waiting && !this.stopReason; i++) {
+          const pc = core.PC;
+          const c = core.executeInstruction();
+          clock.tick(c * NS_PER_CYCLE);
+          this.awakeCycles += c;
+          prof.left -= c;
+          if (prof.left <= 0) {
+            prof.left += prof.every;
+            prof.hist.set(pc, (prof.hist.get(pc) || 0) + 1);
+          }
+        }
+        continue;
+      }
       for (let i = 0; i < 4096 && !core.waiting && !this.stopReason; i++) {
         const c = core.executeInstruction();
         clock.tick(c * NS_PER_CYCLE);
@@ -935,6 +951,7 @@ function main() {
     const t = pico.nanos;
     if (!job.stopped && job.until != null && t >= job.until) job.stopped = 'time';
     if (!job.stopped && job.idle && pico.lastIdle > job.idleAfter) job.stopped = 'idle';
+    if (!job.stopped && job.edgePin != null && pico.pins.level[job.edgePin] !== job.edgeFrom) job.stopped = 'edge';
     if (!job.stopped && job.frame) {
       const last = pico.lastDataI2c;
       if (last && last > job.startNs && t - last >= job.quietNs) job.stopped = 'frame';
@@ -987,6 +1004,8 @@ function main() {
           idle: !!msg.idle,
           idleAfter: msg.idle_after != null ? msg.idle_after : pico.nanos,
           quietNs: (msg.quiet_ms ?? 3) * 1e6,
+          edgePin: msg.edge_pin ?? null,
+          edgeFrom: msg.edge_pin != null ? pico.pins.level[msg.edge_pin] : null,
           startNs: pico.nanos,
           emu0: pico.nanos,
           wall0: process.hrtime.bigint(),
@@ -1046,6 +1065,14 @@ function main() {
         return reply(id, {});
       case 'status':
         return reply(id, {});
+      case 'profile': {
+        // {every: cycles} starts PC sampling (or restarts it); {every: 0} stops. Each reply
+        // returns the samples since the last one as [[pc, count], ...] and clears them.
+        const old = pico.profile;
+        const samples = old ? [...old.hist.entries()] : [];
+        pico.profile = msg.every ? { every: msg.every, left: msg.every, hist: new Map() } : null;
+        return reply(id, { samples });
+      }
       case 'peek': {
         const words = [];
         for (let i = 0; i < (msg.count || 1); i++) words.push(pico.mcu.readUint32(msg.addr + 4 * i) >>> 0);

@@ -1,0 +1,54 @@
+# The emulated Pico's main.py for the session tests (tests/pico_sessions.py): the real firmware
+# on the real board (board.make(): display, buttons on their pins, LittleFS journal, power,
+# USB link), with two things from the test: the dice come from the same seeded generator as
+# CPython's test board (tests/portable/seeded.py), and the loop's clock is the host's. Each
+# loop pass waits for an edge on GP2 (the host's "tick"), then runs App.tick(20) exactly as
+# CPython's scripted session ticks; GP3 toggles when a pass is done. So the journal's MS field
+# and the buttons driver's hold times are CPython's, tick for tick, and the journal and the
+# pixels can be compared byte for byte. Never deployed by `dicepod deploy`.
+# For tools/bench_pico.py: a file ballast.txt holding N allocates N bytes first (a smaller
+# heap for the app), and measure.txt makes each pass write gc.mem_free() now and its minimum
+# into the watchdog's SCRATCH0/1 registers, which the host reads without disturbing the run.
+import gc
+
+import machine
+
+try:
+    ballast = bytearray(int(open("ballast.txt").read()))
+except OSError:
+    ballast = None
+try:
+    open("measure.txt").close()
+    measure = True
+except OSError:
+    measure = False
+
+from seeded import Seeded  # noqa: E402
+
+from dicepod import app, board  # noqa: E402
+
+_PERIOD_MS = 20
+_SCRATCH0 = 0x4005800C
+
+if measure:
+    machine.mem32[_SCRATCH0 + 8] = gc.mem_free()  # before the app's first import
+parts = board.make()
+parts.randbelow = Seeded(int(open("seed.txt").read())).randbelow
+go = machine.Pin(2, machine.Pin.IN)
+done = machine.Pin(3, machine.Pin.OUT, value=0)
+go.irq(handler=lambda pin: None, trigger=machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)
+the_app = app.App(parts)
+the_app.start()
+level = go.value()
+low = gc.mem_free()
+while True:
+    if measure:
+        free = gc.mem_free()
+        low = min(low, free)
+        machine.mem32[_SCRATCH0] = free
+        machine.mem32[_SCRATCH0 + 4] = low
+    done.toggle()
+    while go.value() == level:
+        machine.idle()  # the GP2 interrupt wakes it
+    level = go.value()
+    the_app.tick(_PERIOD_MS)

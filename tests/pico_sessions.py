@@ -1,0 +1,209 @@
+"""The scripted sessions (tests/portable/app_sessions.py) played by a finger, on CPython and at
+the pins of the emulated Pico (tests/test_pico_sessions.py, tools/bench_pico.py).
+
+The finger: every code a session presses becomes a hold of that button's pin, read by the real
+buttons driver (dicepod.drivers.buttons) one tick (20 ms) at a time: a press is held 4 ticks
+(80 ms) and a long press 31 ticks (620 ms: the driver reports the press at once, repeats UP and
+DOWN at 400 and 520 ms, the long press at 600, and the finger lets go before the 640 ms repeat),
+then the finger waits 3 ticks (release and the driver's 30 ms lock-out). So the app sees what
+a person's presses make, the short press before every long one included.
+
+record() plays sessions on CPython with that finger and returns, per tick, the pins' state (a
+bitmask of the buttons held), the display's bytes after the tick, and the journal. play() gives
+the same pin states to an emulated Pico running tests/pico_lockstep.py (the real firmware and
+board, one App.tick(20) per host tick, CPython's seeded dice) and returns its decoded display
+after every tick: the test compares the two, tick by tick, and the journals byte for byte.
+"""
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PORTABLE = HERE / "portable"
+for _path in (str(PORTABLE), str(HERE.parent / "firmware"), str(HERE.parent / "host")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+import app_sessions  # noqa: E402
+from app_board import Board  # noqa: E402
+
+from dicepod.app import App  # noqa: E402
+from dicepod.drivers.buttons import Buttons  # noqa: E402
+
+SEED = 11
+TICK_MS = 20
+SHORT_TICKS = 4  # a press: the pin low for 80 ms
+LONG_TICKS = 31  # a long press: 620 ms (long at 600, the next UP/DOWN repeat at 640)
+GAP_TICKS = 3  # released: the driver sees the release, then its 30 ms lock-out ends
+GO_PIN = 2  # the host's tick (tests/pico_lockstep.py)
+DONE_PIN = 3  # toggled by the Pico after each tick
+BUTTON_PINS = (10, 11, 12, 13)  # UP, DOWN, OK, BACK: bit order of the buttons driver
+EVERY_MODE = ("free", "tests", "battle", "tyranid", "orks", "extras")
+
+
+class _Contact:
+    """One button's pin as the buttons driver reads it: 0 while the finger holds it."""
+
+    def __init__(self, board, bit):
+        self.board = board
+        self.bit = bit
+
+    def value(self):
+        return 0 if self.board.mask & self.bit else 1
+
+
+class FingerBoard(Board):
+    """The test board (tests/portable/app_board.py) with the real buttons driver on pins a
+    finger holds; app_board.press() hands its codes to finger(). Records every tick."""
+
+    def __init__(self, seed=SEED, storage=None):
+        super().__init__(storage=storage, seed=seed)
+        self.mask = 0
+        self.buttons = Buttons([_Contact(self, 1 << i) for i in range(4)])
+        self.pins = bytearray()  # the buttons held during each tick
+        self.frames = []  # the display's bytes after each tick
+        self.sizes = []  # the journal's length after each tick
+        self.settings = []  # the settings file after each tick (None: none written)
+        self.screens = []  # the top screen's class after each tick
+
+    def tick(self, app):
+        self.pins.append(self.mask)
+        app.tick(TICK_MS)
+        self.frames.append(bytes(self.display.buffer))
+        self.sizes.append(self.storage.size())
+        self.settings.append(self.storage.settings)
+        self.screens.append(type(app.stack[-1]).__name__)
+
+    def finger(self, app, codes):
+        for code in codes:
+            if code >> 4:
+                self.mask, hold = code >> 4, LONG_TICKS
+            else:
+                self.mask, hold = code, SHORT_TICKS
+            for _ in range(hold):
+                self.tick(app)
+            self.mask = 0
+            for _ in range(GAP_TICKS):
+                self.tick(app)
+
+
+class Recording:
+    """A finger session on CPython: pins[i] = the buttons held in tick i; frames[i + 1],
+    sizes[i + 1], settings_at[i + 1] and screens[i + 1] = the display's bytes, the journal's
+    length, the settings file and the top screen's class after it (index 0: after
+    App.start()); marks[name] = (first tick, end tick) of each session; the final journal
+    and settings file."""
+
+    def __init__(self, board, app, marks):
+        self.pins = bytes(board.pins)
+        self.frames = [board.boot_frame] + board.frames
+        self.sizes = [0] + board.sizes
+        self.settings_at = [None] + board.settings
+        self.screens = [board.boot_screen] + board.screens
+        self.marks = marks
+        self.journal = board.storage.journal()
+        self.settings = board.storage.load_settings()
+        self.app = app
+
+
+def record(sessions=EVERY_MODE, seed=SEED, **options):
+    """Play the named sessions (app_sessions.<name>_session) in turn on one CPython app with
+    the finger; options go to the session functions that take them (games=, rounds=)."""
+    import inspect
+
+    board = FingerBoard(seed=seed)
+    app = App(board)
+    app.start()
+    board.boot_frame = bytes(board.display.buffer)
+    board.boot_screen = type(app.stack[-1]).__name__
+    marks = {}
+    for name in sessions:
+        fn = getattr(app_sessions, name + "_session")
+        params = inspect.signature(fn).parameters
+        kw = {k: v for k, v in options.items() if k in params}
+        first = len(board.pins)
+        fn(app, **kw)
+        marks[name] = (first, len(board.pins))
+    return Recording(board, app, marks)
+
+
+def lockstep_files(seed=SEED, ballast=None, measure=False):
+    """The files that make a deployed Pico run the lockstep loop (on top of the firmware);
+    ballast: bytes allocated before the app; measure: heap figures in SCRATCH0/1."""
+    files = {
+        "main.py": (HERE / "pico_lockstep.py").read_bytes(),
+        "seeded.py": (PORTABLE / "seeded.py").read_bytes(),
+        "seed.txt": b"%d\n" % seed,
+    }
+    if ballast:
+        files["ballast.txt"] = b"%d\n" % ballast
+    if measure:
+        files["measure.txt"] = b""
+    return files
+
+
+def seeded_main_files(seed=SEED):
+    """The deployed firmware's own main loop (dicepod.app.run on board.make(), the real clock)
+    with CPython's seeded dice, so a scripted session's presses meet the same game."""
+    main = (
+        b"from seeded import Seeded\n"
+        b"from dicepod import app, board\n"
+        b"parts = board.make()\n"
+        b"parts.randbelow = Seeded(%d).randbelow\n"
+        b"app.run(parts)\n" % seed
+    )
+    return {"main.py": main, "seeded.py": (PORTABLE / "seeded.py").read_bytes()}
+
+
+def scratch(pico):
+    """(gc.mem_free() after the last tick, its minimum so far) from a measuring lockstep Pico."""
+    words = pico.call("peek", addr=0x4005800C, count=2)["words"]
+    return words[0], words[1]
+
+
+class Player:
+    """Drives an emulated Pico running tests/pico_lockstep.py one tick at a time."""
+
+    def __init__(self, pico):
+        self.pico = pico
+        self.level = 0
+        self.held = 0
+        self.ticks = 0
+        pico.drive(GO_PIN, 0)
+
+    def boot(self, max_ms=20_000):
+        """Run to the end of App.start() (the first frame is on the display); after a power
+        cut, power_on() first."""
+        self.level = 0
+        self.held = 0
+        if self.pico.run_until_edge(DONE_PIN, max_ms) != "edge":
+            raise RuntimeError("the Pico did not start the app" + self._output())
+
+    def tick(self, mask, max_ms=20_000):
+        """Hold the buttons in mask (release the others), then one App.tick(20)."""
+        pico = self.pico
+        for i in range(4):
+            bit = 1 << i
+            if (mask ^ self.held) & bit:
+                pico.drive(BUTTON_PINS[i], 0 if mask & bit else None)
+        self.held = mask
+        self.level ^= 1
+        pico.drive(GO_PIN, self.level)
+        stopped = pico.run_until_edge(DONE_PIN, max_ms)
+        if stopped == "power_cut":
+            return stopped
+        if stopped != "edge":
+            raise RuntimeError("tick %d did not finish in %d ms" % (self.ticks, max_ms))
+        self.ticks += 1
+        return stopped
+
+    def _output(self):
+        return self.pico.boot_output()
+
+
+def journal_of(pico):
+    """The journal on the emulated Pico's flash (read from the image file)."""
+    from dicepod_host.pico import read_littlefs
+
+    files = read_littlefs(Path(pico.flash_path).read_bytes())
+    return files.get("journal.log", b""), files.get("settings.json")

@@ -1,0 +1,183 @@
+"""Every mode's scripted session (tests/portable/app_sessions.py) played by a finger at the pins
+of the emulated Pico: MicroPython v1.28.0 RPI_PICO with dicepod deployed, the real board
+(display on I2C, buttons on GP10-GP13, journal and settings on LittleFS, USB link), one
+App.tick(20) per host tick (tests/pico_lockstep.py) with CPython's seeded dice. After every
+tick the Pico's decoded display equals CPython's rendering of the same tick; at the end the
+journal and the settings file on the Pico's flash equal CPython's, byte for byte. The Battle
+Game is played with `dicepod log` on the Pico's USB, which must end with every event exactly
+once. A power cut mid-game: the Pico resumes what reached the flash, as CPython does from those
+lines.
+
+The suite's budget (the emulator runs at about a third of a Pico's speed): each mode on a
+fresh Pico, its session from the start up to SUITE_TICKS ticks (free roll, Tests and the
+settings whole); tools/bench_pico.py plays every session whole."""
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from pico_sessions import FingerBoard, Player, journal_of, lockstep_files, record
+from pico_support import diff_image, need_pico
+
+from dicepod import journal as journal_module
+
+SUITE_TICKS = {"free": None, "tests": None, "battle": 500, "orks": 500, "tyranid": 500,
+               "extras": None}  # fmt: skip
+
+
+def _play(pico, rec, mode):
+    """Boot a fresh lockstep Pico, play rec's ticks of mode; return the end tick."""
+    player = Player(pico)
+    player.boot()
+    assert pico.frame() == rec.frames[0], diff_image(pico.frame(), rec.frames[0])
+    first, end = rec.marks[mode]
+    if SUITE_TICKS[mode]:
+        end = min(end, first + SUITE_TICKS[mode])
+    for i in range(first, end):
+        player.tick(rec.pins[i])
+        got = pico.frame()
+        if got != rec.frames[i + 1]:
+            raise AssertionError(
+                "tick %d (pins %s, CPython's screen %s): the Pico's display is not CPython's\n%s"
+                % (i, bin(rec.pins[i]), rec.screens[i + 1], diff_image(got, rec.frames[i + 1]))
+            )
+    journal, settings = journal_of(pico)
+    assert journal == rec.journal[: rec.sizes[end]]
+    assert settings == rec.settings_at[end]
+    return player, end
+
+
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize("mode", ["free", "tests", "orks", "tyranid", "extras"])
+def test_the_session_at_the_pins_gives_cpythons_pixels_and_journal(mode):
+    need_pico()
+    from dicepod_host.pico import Pico
+
+    rec = record((mode,), rounds=2)
+    with Pico(files=lockstep_files(), usb="events") as pico:
+        _player, end = _play(pico, rec, mode)
+    journal = rec.journal[: rec.sizes[end]]
+    if mode == "extras":
+        assert rec.settings_at[end] and not journal  # settings saved; no game played
+    else:
+        assert journal.count(b"\n") > 10
+
+
+def _count(db):
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=1)
+    except sqlite3.OperationalError:
+        return 0
+    try:
+        return con.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+@pytest.mark.timeout(1200)
+def test_the_battle_session_at_the_pins_logged_by_dicepod_log_exactly_once(tmp_path, capsys):
+    need_pico()
+    from dicepod_host.cli import main
+    from dicepod_host.pico import Pico
+
+    rec = record(("battle",))
+    db = tmp_path / "log.db"
+    with Pico(files=lockstep_files()) as pico:
+        logger = subprocess.Popen(
+            [sys.executable, "-m", "dicepod_host.cli", "log", "--port", pico.usb_port]
+            + ["--db", str(db), "--quiet"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            player, _end = _play(pico, rec, "battle")
+            journal, _settings = journal_of(pico)
+            lines = journal.splitlines(keepends=True)
+            assert len(lines) > 20
+            # Idle ticks (no button) while the logger catches up: the device sends from its
+            # queue and answers `since N` for anything it dropped.
+            end = time.monotonic() + 120
+            while _count(db) < len(lines) and time.monotonic() < end:
+                for _ in range(25):
+                    player.tick(0)
+            logger.send_signal(signal.SIGINT)
+            assert logger.wait(30) == 0, logger.stderr.read()
+        finally:
+            if logger.poll() is None:
+                logger.kill()
+                logger.wait()
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT seq, game, ms, kind, data, prev FROM events ORDER BY seq").fetchall()
+    con.close()
+    assert [r[0] for r in rows] == list(range(1, len(lines) + 1))
+    for row, line in zip(rows, lines):
+        (seq, game, ms, event, prev), _body = journal_module.decode(line)
+        assert row[:3] == (seq, game, ms)
+        assert (row[3], tuple(json.loads(row[4]))) == event
+        assert row[5] == prev
+    capsys.readouterr()
+    assert main(["verify", str(db)]) == 0
+    assert capsys.readouterr().out.startswith("OK: 1 device(s)")
+
+
+@pytest.mark.timeout(600)
+def test_a_power_cut_mid_game_resumes_what_reached_the_flash():
+    """A Battle Game played at the pins; the power goes right after a flash operation in the
+    middle of it. Powered on again, the Pico's journal is a whole-line prefix of CPython's
+    (at most the event being written is lost), the app resumes that game on the screen CPython
+    draws for those lines, and the same presses after it give the same journal and pixels."""
+    need_pico()
+    from app_board import LineStorage, press
+
+    from dicepod.app import App
+    from dicepod_host.pico import Pico
+
+    rec = record(("battle",))
+    first, end = rec.marks["battle"]
+    cut_at = first + 200  # a game started, a few rolls in
+    with Pico(files=lockstep_files(), usb="events") as pico:
+        player = Player(pico)
+        player.boot()
+        for i in range(cut_at):
+            player.tick(rec.pins[i])
+        before = pico.flash_ops
+        pico.power_cut(after_flash_ops=3)  # inside the next journal append
+        stopped = None
+        for i in range(cut_at, end):
+            stopped = player.tick(rec.pins[i])
+            if stopped == "power_cut":
+                break
+        assert stopped == "power_cut" and pico.flash_ops == before + 3
+        cut_tick = i
+        on_flash, _settings = journal_of(pico)
+        pico.power_on()
+        player.boot()
+        resumed, _settings = journal_of(pico)
+        # What the Pico kept: whole lines, the ones CPython had written by then (the event
+        # being written when the power went may be lost, nothing else).
+        assert rec.journal.startswith(resumed) and resumed.endswith(b"\n")
+        assert rec.sizes[cut_tick] <= len(resumed) <= rec.sizes[cut_tick + 1]
+        assert on_flash.startswith(resumed)
+        kept = resumed.count(b"\n")
+        assert kept > 10
+        # CPython's app started on those lines: the same screen, and the same journal and
+        # pixels for a few more presses (a fresh seeded generator on both sides).
+        board = FingerBoard(storage=LineStorage(resumed))
+        app = App(board)
+        app.start()
+        assert pico.frame() == bytes(board.display.buffer), diff_image(
+            pico.frame(), bytes(board.display.buffer)
+        )
+        press(app, 4, 4, 2, 4, 4, 1, 4)  # OK, OK, DOWN, OK, OK, UP, OK: rolls and choices
+        for i, mask in enumerate(board.pins):
+            player.tick(mask)
+            assert pico.frame() == board.frames[i], diff_image(pico.frame(), board.frames[i])
+        after, _settings = journal_of(pico)
+        assert after == board.storage.journal() and after.count(b"\n") > kept

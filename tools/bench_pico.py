@@ -1,0 +1,289 @@
+"""Benchmark on the emulated Pico (host/dicepod_host/pico): MicroPython v1.28.0 RPI_PICO with
+dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts nothing.
+
+- boot: power-on to the last I2C byte of the first frame, with an empty journal and with
+  journals of 1,000 and 10,000 events (built host-side with dicepod.journal on the flash image:
+  games of free roll of 100 events each, the last one in progress);
+- per press, per mode (every mode's scripted session, tests/portable/app_sessions.py, pressed by
+  a finger as tests/pico_sessions.py does, on the firmware's own main loop with the real clock
+  and CPython's seeded dice): from the pin's first edge to the last I2C byte of the frame that
+  answers it: median, p95, p99, max and the screen of the max; I2C bytes per press;
+- heap: gc.mem_free() after boot and its minimum in each mode (after every tick of the same
+  sessions, in lockstep: tests/pico_lockstep.py);
+- with --heap: the smallest heap each mode (and every mode in one session) runs in on the real
+  port, by a ballast allocated at boot, bisected (a run passes when its journal and every
+  frame equal CPython's);
+- idle: the share of cycles the CPU is awake with no button pressed (menu and a game screen,
+  on USB power and on battery).
+
+    .venv/bin/python tools/bench_pico.py [--modes free,tests] [--heap] [--quick]
+
+--quick plays the suite's shorter sessions (tests/test_pico_sessions.py).
+"""
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import pico_sessions as ps  # noqa: E402
+
+from dicepod_host.pico import Pico, find_rp2  # noqa: E402
+
+NAMES = {1: "UP", 2: "DOWN", 4: "OK", 8: "BACK"}
+GAP_TICKS_MS = 60  # after the firmware is idle: the buttons driver's release and lock-out
+GAP_NS = 5e6  # I2C writes closer than this belong to one frame
+
+
+def pct(values, p):
+    values = sorted(values)
+    if not values:
+        return 0.0
+    k = min(len(values) - 1, max(0, int(round(p / 100.0 * len(values) + 0.5)) - 1))
+    return values[k]
+
+
+def long_journal(events):
+    """A journal of `events` events: free-roll games of 100 events, the last one in progress."""
+    from app_board import LineStorage
+
+    from dicepod import journal
+
+    storage = LineStorage()
+    j = journal.Journal(storage)
+    n = 0
+    ms = 0
+    while n < events:
+        j.append(ms, ("new_game", ("free",)))
+        n += 1
+        k = 0
+        while n < events and k < 99:
+            ms += 1500
+            j.append(ms, ("roll", tuple(1 + (n * 7 + i * 3) % 6 for i in range(6))))
+            n += 1
+            k += 1
+    return storage.journal()
+
+
+def bench_boot():
+    print("boot: power-on to the last I2C byte of the first frame (emulated ms)")
+    for events in (0, 1000, 10000):
+        files = {"journal.log": long_journal(events)} if events else {}
+        with Pico(files=files, usb="events") as pico:
+            ms = pico.run_until_frame(max_ms=60_000)
+            print("  journal of %5d events: %7.1f ms" % (events, ms), flush=True)
+
+
+def presses_of(rec, first, end):
+    """The finger's presses in ticks [first, end): (tick, mask, hold ticks)."""
+    out = []
+    i = first
+    while i < end:
+        mask = rec.pins[i]
+        if not mask:
+            i += 1
+            continue
+        j = i
+        while j < end and rec.pins[j] == mask:
+            j += 1
+        out.append((i, mask, j - i))
+        i = j
+    return out
+
+
+def bench_presses(rec, modes):
+    print("per press: pin's first edge -> last I2C byte of its frame (emulated ms, real clock)")
+    print(
+        "  %-8s %6s %7s %7s %7s %7s  %-34s %9s"
+        % (
+            "mode",
+            "presses",
+            "median",
+            "p95",
+            "p99",
+            "max",
+            "max at (pressed on -> shows)",
+            "I2C B/press",
+        )
+    )
+    with Pico(files=ps.seeded_main_files(), usb="events") as pico:
+        pico.run_until_frame(max_ms=20_000)
+        pico.run_ms(300)
+        for mode in modes:
+            first, end = rec.marks[mode]
+            lat = []
+            nbytes = []
+            no_frame = 0
+            worst = (0, "")
+            for tick, mask, hold in presses_of(rec, first, end):
+                down, up = pico.press(NAMES[mask], hold_ms=hold * ps.TICK_MS, bounce=True)
+                pico.run_ms((up - pico.now_ns) / 1e6 + 1)
+                # the next press only once the firmware is back in its loop, asleep (a press
+                # while it is busy longer than the hold is lost, as on the real port)
+                pico.run_until_idle(after_ns=up, max_ms=30_000)
+                pico.run_ms(GAP_TICKS_MS)
+                writes = [e for e in pico.events("i2c", since_ns=down) if e["addr"] == 0x3C]
+                nbytes.append(sum(len(e["data"]) for e in writes))
+                data = [e for e in writes if e["data"][:1] == b"\x40"]
+                if not data:
+                    no_frame += 1
+                    continue
+                end_ns = data[0]["t1"]
+                for e in data[1:]:
+                    if e["t0"] - end_ns > GAP_NS:
+                        break
+                    end_ns = e["t1"]
+                ms = (end_ns - down) / 1e6
+                lat.append(ms)
+                if ms > worst[0]:
+                    before = rec.screens[tick]
+                    after = rec.screens[tick + 1]
+                    worst = (ms, "%s %s -> %s" % (NAMES[mask], before, after))
+            print(
+                "  %-8s %6d %7.1f %7.1f %7.1f %7.1f  %-34s %9.0f%s"
+                % (
+                    mode,
+                    len(lat),
+                    statistics.median(lat) if lat else 0,
+                    pct(lat, 95),
+                    pct(lat, 99),
+                    worst[0],
+                    worst[1][:34],
+                    statistics.mean(nbytes) if nbytes else 0,
+                    "  (%d presses without a redraw)" % no_frame if no_frame else "",
+                ),
+                flush=True,
+            )
+        # did the free-running device play the same game? (its clock is real: MS differs)
+        journal, _ = ps.journal_of(pico)
+        same = _events(journal) == _events(rec.journal[: rec.sizes[rec.marks[modes[-1]][1]]])
+        print("  the same events as CPython's journal (the MS field aside): %s" % same)
+
+
+def _events(journal):
+    return [line.split(b" ")[4] for line in journal.splitlines()]
+
+
+def bench_heap(rec, modes):
+    print("heap: gc.mem_free() in lockstep after every tick (bytes)")
+    with Pico(files=ps.lockstep_files(measure=True), usb="events") as pico:
+        player = ps.Player(pico)
+        player.boot()
+        start = pico.call("peek", addr=0x4005800C + 8, count=1)["words"][0]
+        free, low = ps.scratch(pico)
+        print("  at main.py start %d; after boot (App.start) %d" % (start, free))
+        for mode in modes:
+            first, end = rec.marks[mode]
+            lowest = None
+            for i in range(first, end):
+                player.tick(rec.pins[i])
+                free, _low = ps.scratch(pico)
+                lowest = free if lowest is None else min(lowest, free)
+            print("  %-8s minimum %d" % (mode, lowest), flush=True)
+        return start
+
+
+def runs_in(rec, modes, ballast):
+    """True when the sessions run with the ballast: every frame and the journal as CPython's."""
+    sessions = [m for m in ps.EVERY_MODE if m in modes]
+    first = rec.marks[sessions[0]][0]
+    end = rec.marks[sessions[-1]][1]
+    with Pico(files=ps.lockstep_files(ballast=ballast), usb="events") as pico:
+        player = ps.Player(pico)
+        try:
+            player.boot()
+        except RuntimeError:
+            return False
+        if pico.frame() != rec.frames[first]:
+            return False
+        for i in range(first, end):
+            player.tick(rec.pins[i])
+            if pico.frame() != rec.frames[i + 1]:
+                return False
+        journal, _ = ps.journal_of(pico)
+        return journal == rec.journal[: rec.sizes[end]]
+
+
+def bench_smallest(start, groups, step=2048):
+    print("smallest heap (bytes free at main.py start after the ballast), %d-byte steps:" % step)
+    for label, sessions, options in groups:
+        rec = ps.record(sessions, **options)
+        lo, hi = 0, start - 16 * 1024  # ballast that runs / that fails
+        if not runs_in(rec, sessions, lo):
+            print("  %-10s does not run even without a ballast" % label)
+            continue
+        if runs_in(rec, sessions, hi):
+            print("  %-10s runs in %d" % (label, start - hi))
+            continue
+        while hi - lo > step:
+            mid = (lo + hi) // 2
+            if runs_in(rec, sessions, mid):
+                lo = mid
+            else:
+                hi = mid
+        print("  %-10s %d (fails at %d)" % (label, start - lo, start - hi), flush=True)
+
+
+def bench_idle():
+    print("idle: share of cycles the CPU is awake with no button pressed (10 s emulated)")
+    for label, vbus in (("USB power", True), ("battery 3.9 V", False)):
+        with Pico(files=ps.seeded_main_files(), usb="events", vbus=vbus, vsys_mv=3900) as pico:
+            pico.run_until_frame(max_ms=20_000)
+            for screen in ("main menu", "battle game"):
+                if screen == "battle game":
+                    pico.tap("OK", after_ms=1500)  # the first row: a new Battle Game
+                pico.run_ms(2000)
+                pico.status()
+                a0, s0 = pico.cycles, pico.sleep_cycles
+                pico.run_ms(10_000)
+                pico.status()
+                awake = pico.cycles - a0
+                asleep = pico.sleep_cycles - s0
+                print(
+                    "  %-13s %-12s %5.1f %% awake"
+                    % (label, screen, 100.0 * awake / (awake + asleep)),
+                    flush=True,
+                )
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--modes", default=",".join(ps.EVERY_MODE))
+    parser.add_argument("--heap", action="store_true", help="also bisect the smallest heaps")
+    parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
+    parser.add_argument("--skip", default="", help="parts to skip: boot,press,heap,idle")
+    args = parser.parse_args(argv)
+    if find_rp2() is None:
+        print("bench_pico: skipped (no UF2 / boot ROM: set DICEPOD_RP2)")
+        return 0
+    modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]
+    options = {"games": 1, "rounds": 2} if args.quick else {}
+    skip = args.skip.split(",")
+    started = time.monotonic()
+    print("emulated Pico: MicroPython v1.28.0 RPI_PICO, rp2040js 1.4.1, 125 MHz")
+    rec = ps.record(modes, **options)
+    if "boot" not in skip:
+        bench_boot()
+    if "idle" not in skip:
+        bench_idle()
+    if "press" not in skip:
+        bench_presses(rec, modes)
+    start = None
+    if "heap" not in skip:
+        start = bench_heap(rec, modes)
+    if args.heap:
+        if start is None:
+            start = 240 * 1024
+        groups = [(m, (m,), options) for m in modes]
+        groups.append(("every mode", ps.EVERY_MODE, options))
+        bench_smallest(start, groups)
+    print("(%.0f s of wall time)" % (time.monotonic() - started))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

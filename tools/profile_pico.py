@@ -1,0 +1,118 @@
+"""Where the emulated Pico's cycles go while it answers presses: PC sampling of the real
+firmware (MicroPython v1.28.0 RPI_PICO) during the ticks that handle a button of a mode's
+scripted session (played by the finger in lockstep, tests/pico_sessions.py), mapped to C
+functions with the firmware's ELF symbols (../shared/rp2/RPI_PICO-v1.28.0.elf, read with nm).
+Prints the functions by share of samples, and the share of whole subsystems (the bytecode VM,
+the garbage collector, LittleFS, SHA-256, I2C, ...).
+
+    .venv/bin/python tools/profile_pico.py [--modes battle] [--every 200] [--top 40]
+"""
+
+import argparse
+import bisect
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import pico_sessions as ps  # noqa: E402
+
+from dicepod_host.pico import Pico, find_rp2  # noqa: E402
+
+GROUPS = (
+    ("garbage collector", ("gc_",)),
+    ("LittleFS / flash", ("lfs_", "littlefs", "mp_vfs_lfs", "flash_", "rp2_flash")),
+    ("SHA-256 / CRC", ("mbedtls_sha256", "sha256", "crc32", "uzlib_crc")),
+    ("I2C (waiting on the bus)", ("i2c", "check_single_timeout_us")),
+    ("framebuf", ("framebuf", "fill_rect", "mono_", "setpixel", "getpixel")),
+    (
+        "import / .mpy loader",
+        ("mp_raw_code_load", "mp_reader", "load_", "mp_import", "mp_builtin___import__", "qstr_"),
+    ),
+    ("bytecode VM", ("mp_execute_bytecode",)),
+    (
+        "attribute / name lookup",
+        (
+            "mp_map_lookup",
+            "mp_load_attr",
+            "mp_obj_get_type",
+            "mp_load_method",
+            "mp_load_global",
+            "mp_load_name",
+        ),
+    ),
+    ("memory copy", ("memcpy", "memset", "__aeabi_mem", "memmove")),
+)
+
+
+def symbols(elf):
+    out = subprocess.run(["nm", "-n", "-C", str(elf)], capture_output=True, text=True).stdout
+    addrs, names = [], []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] in "tTwW" and not parts[2].startswith("$"):
+            addrs.append(int(parts[0], 16) & ~1)
+            names.append(parts[2])
+    return addrs, names
+
+
+def name_of(addrs, names, pc):
+    i = bisect.bisect_right(addrs, pc) - 1
+    return names[i] if i >= 0 else "?%08x" % pc
+
+
+def main(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--modes", default="battle")
+    parser.add_argument("--every", type=int, default=200)
+    parser.add_argument("--top", type=int, default=40)
+    args = parser.parse_args(argv)
+    folder = find_rp2(required=True)
+    addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
+    modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]
+    rec = ps.record(modes)
+    hist = {}
+    with Pico(files=ps.lockstep_files(), usb="events") as pico:
+        player = ps.Player(pico)
+        player.boot()
+        first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
+        presses = 0
+        for i in range(first, end):
+            edge = rec.pins[i] and (i == 0 or rec.pins[i - 1] != rec.pins[i])
+            if edge:
+                pico.profile(args.every)
+                presses += 1
+            player.tick(rec.pins[i])
+            if edge:
+                for pc, n in pico.profile(0).items():
+                    hist[pc] = hist.get(pc, 0) + n
+    by_name = {}
+    for pc, n in hist.items():
+        fn = name_of(addrs, names, pc)
+        by_name[fn] = by_name.get(fn, 0) + n
+    total = sum(by_name.values()) or 1
+    print(
+        "PC samples in the %d ticks with a press edge (%s): %d samples, one per %d cycles"
+        " (%.0f ms per press)"
+        % (
+            presses,
+            ",".join(modes),
+            total,
+            args.every,
+            total * args.every / 125e3 / max(1, presses),
+        )
+    )
+    print("subsystems:")
+    for label, prefixes in GROUPS:
+        n = sum(v for k, v in by_name.items() if any(p in k for p in prefixes))
+        print("  %-26s %5.1f %%" % (label, 100.0 * n / total))
+    print("functions:")
+    for fn, n in sorted(by_name.items(), key=lambda kv: -kv[1])[: args.top]:
+        print("  %5.1f %%  %s" % (100.0 * n / total, fn))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
