@@ -180,11 +180,12 @@ def make(config=None, flash="", clock=None):
         link = {}
     except ImportError:
         link = None
+    idle = clock is None
     if clock is None:
         import time
 
         clock = time
-    return assemble(
+    board = assemble(
         storage.FileStorage(flash),
         oled,
         keys,
@@ -202,3 +203,8 @@ def make(config=None, flash="", clock=None):
         clock=clock,
         config=config,
     )
+    if idle:  # the real clock: the main loop pauses while nothing happens
+        from dicepod.drivers import idlesleep
+
+        idlesleep.install(board, clock.sleep_ms)
+    return board
