@@ -1,15 +1,8 @@
 """Editing one setting, and the question a game asks when it needs a value the player has not
 entered (apart from the settings lists: asking loads only this). Pure."""
 
-from micropython import const
-
 from dicepod.ui import draw
 from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
-
-# Held UP/DOWN repeat every 120 ms (the buttons driver): steps closer than this are one hold,
-# and after _FAST_AFTER of them the value moves by a tenth of its range per step.
-_RUN_GAP_MS = const(250)
-_FAST_AFTER = const(8)
 
 
 def value_name(module, key, value):
@@ -24,8 +17,7 @@ def value_name(module, key, value):
 
 
 class EditValue(Screen):
-    """Edit one setting: UP/DOWN change it (held: repeat, faster after a few steps over a wide
-    range), OK saves, BACK leaves."""
+    """Edit one setting: UP/DOWN change it (held: repeat), OK saves, BACK leaves."""
 
     heading = "Setting"
 
@@ -44,24 +36,7 @@ class EditValue(Screen):
         self.value = value
         self.lines = wrap(label)[:2]
         self.text = ""
-        self.run = 0  # steps in the current hold of UP/DOWN
-        self.since = 0  # ms since the last step
         self.update()
-
-    def tick(self, app, dt_ms):
-        """Time since the last step (a hold repeats faster than a finger taps)."""
-        if self.since < _RUN_GAP_MS:
-            self.since += dt_ms
-        return None
-
-    def step(self):
-        """How far one UP/DOWN moves: 1, or a tenth of a wide range once held a while."""
-        self.run = self.run + 1 if self.since < _RUN_GAP_MS else 1
-        self.since = 0
-        span = self.high - self.low
-        if self.run > _FAST_AFTER and span >= 50:
-            return span // 10
-        return 1
 
     def update(self):
         """Build the value's text (once per change)."""
@@ -71,9 +46,9 @@ class EditValue(Screen):
     def on_button(self, app, button):
         """Change, save or leave."""
         if button == UP and self.value < self.high:
-            self.value = min(self.high, self.value + self.step())
+            self.value += 1
         elif button == DOWN and self.value > self.low:
-            self.value = max(self.low, self.value - self.step())
+            self.value -= 1
         elif button == OK:
             try:
                 app.session.change_setting(self.key, self.value)
