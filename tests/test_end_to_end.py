@@ -19,11 +19,13 @@ from dicepod import journal
 from dicepod_host.cli import main
 
 SCRIPT = """\
-# Free roll: a new game, rolls, an undo (BACK held)
+# Free roll: a new game, rolls, an undo from the game menu
 DOWN 4
 OK
 OK 25
-LONG BACK
+LONG OK
+DOWN
+OK
 OK 10
 BACK
 # Battle Game: confirm a new game (ends the free game), then play it with OK
