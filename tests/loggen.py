@@ -12,10 +12,15 @@ from dicepod.rules import battle, free
 DEV = "d1ce0001"
 
 
+# What players entered for the values the rulebooks leave to them (the rest: their lowest).
+_ENTERED = {"battle.rows": 3}
+
+
 def _settings_events(module):
     out = []
     for key, default, low, _high, _label in module.SETTINGS:
-        out.append(("set", (key, default if default is not None else low)))
+        value = _ENTERED.get(key, default if default is not None else low)
+        out.append(("set", (key, value)))
     return out
 
 

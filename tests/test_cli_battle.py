@@ -126,15 +126,68 @@ def test_odds_bust_json():
 
 
 def test_odds_bust_kept_can_score_flag():
+    """BG-9: the default is the device's (kept dice can score); the bare flag means yes."""
     default = json.loads(dicepod("odds", "bust", "--reroll", "1", "--kept", "6", "--json").stdout)
-    assert default["bust"] == "5/6"
+    assert default["bust"] == "0/1"
     flag = dicepod("odds", "bust", "--reroll", "1", "--kept", "6", "--kept-can-score", "--json")
     assert json.loads(flag.stdout)["bust"] == "0/1"
+    no = dicepod("odds", "bust", "--reroll", "1", "--kept", "6", "--kept-can-score", "no")
+    assert no.returncode == 0 and "5/6" in no.stdout
+    yes = dicepod(
+        "odds", "bust", "--json", "--kept", "6", "--kept-can-score", "yes", "--reroll", "1"
+    )
+    assert json.loads(yes.stdout)["bust"] == "0/1"
+    bad = dicepod("odds", "bust", "--reroll", "1", "--kept-can-score", "maybe")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
     for m in range(1, 7):
         obj = json.loads(dicepod("odds", "bust", "--reroll", str(m), "--json").stdout)
         fraction = Fraction(obj["bust"])
         assert str(fraction) == obj["bust"] or obj["bust"] == "%d/1" % fraction
         assert 0 < fraction < 1 and abs(obj["bust_float"] - float(fraction)) < 1e-12
+
+
+def _brute_bust(m, kept, kept_can_score):
+    """P(bust) over the 6**m ordered rolls (grouped by their sorted faces, each group weighted
+    by its count of orderings), each judged by the naive classifier of the portable tests
+    (every subset of positions): a roll scores when some scoring subset holds a re-rolled die,
+    or (kept dice can score) any scoring subset at all."""
+    from collections import Counter
+    from itertools import combinations_with_replacement
+    from math import factorial, prod
+
+    from test_odds import _naive_bust
+
+    busts = 0
+    for roll in combinations_with_replacement(range(1, 7), m):
+        if _naive_bust(roll, kept, kept_can_score):
+            busts += factorial(m) // prod(factorial(c) for c in Counter(roll).values())
+    return Fraction(busts, 6**m)
+
+
+def test_odds_bust_agrees_with_brute_force_under_both_settings(capsys):
+    """Every state (1-6 dice re-rolled next to every kept multiset) under --kept-can-score yes
+    and no, and the default (= yes, the device's), through the verb's own code."""
+    from dicepod.rules.dice import multisets
+
+    checked = 0
+    memo = {}
+    for m in range(1, 7):
+        for k in range(7 - m):
+            for kept in multisets(k):
+                for word, setting in (("yes", 1), ("no", 0), (None, 1)):
+                    args = ["odds", "bust", "--reroll", str(m), "--json"]
+                    if kept:
+                        args += ["--kept"] + [str(v) for v in kept]
+                    if word:
+                        args += ["--kept-can-score", word]
+                    assert cli.main(args) == 0
+                    got = Fraction(json.loads(capsys.readouterr().out)["bust"])
+                    key = (m, kept, setting)
+                    if key not in memo:
+                        memo[key] = _brute_bust(m, kept, setting)
+                    assert got == memo[key], (m, kept, word)
+                    checked += 1
+    assert checked == 3 * 792  # 792 states: m = 1..6 re-rolled, every multiset of the rest kept
 
 
 def test_odds_bust_readable_with_hint():

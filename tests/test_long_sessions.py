@@ -96,14 +96,14 @@ def step_tyranid(g):
         skip = rb(5)
         return ("start", (1, 1) + tuple(m for m in range(5) if m != skip))
     if g.phase == ty.OVER:
-        for m in range(5):
-            if not g.in_play[m] and g.lost_this_level and not g.reinforced:
-                return ("next_level", (m,))
-        return ("next_level", ())
+        m = g.reserve()
+        return ("next_level", (m,) if m >= 0 else ())
     if g.phase == ty.PLACING:
         return ty.lictor_roll(rb) if g.level == 2 else ty.place(g, rb)
     if g.infestation_out:
         return ("exit", (min(g.marines_standing(), 4) if g.console_open else 0,))
+    if g.level == 1 and not g.infestation_left and g.current < 0:
+        return ("deck_out", ())
     if g.level > 1 and g.round > 3 and rb(6) == 0:
         return ("result", (ty.WIN if rb(3) else ty.LOSS,))
     if g.needs_shuffle():
@@ -135,13 +135,13 @@ def step_orks(g):
     if g.phase == ok.WAVE:
         return ok.add_ork(g, rb) if g.wave_left else ("next", ())
     if g.phase == ok.TERMINATOR_PHASE:
-        if g.last_hit is None or rb(3):
+        if g.attacks_left and (g.last_hit is None or rb(3)):
             for k in range(10):
                 if g.board[k]:
                     return ok.attack(k, rb, rb(2))
         if g.supply_tokens and rb(8) == 0:
             return ("supply", (g.current,))
-        if g.damage[g.current] and rb(2):
+        if g.damage[g.current] and not g.healed and rb(2):
             return ("heal", (g.current,))
         return ("next", ())
     if rb(3) == 0:

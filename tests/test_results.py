@@ -33,8 +33,10 @@ def _battle_series(seed):
     a hero forward, end the turn; an undo now and then (undone moves are played again)."""
     rng = Seeded(seed)
     game = battle.Game(None)
-    events = [("new_game", ("battle",))]
-    game.apply(events[0])
+    # the players' board: 3 rows a half (the device asks it: docs/RULES.md BG-13)
+    events = [("new_game", ("battle",)), ("set", ("battle.rows", 3))]
+    for event in events:
+        game.apply(event)
 
     def play(event):
         game.apply(event)

@@ -50,6 +50,10 @@ from sim_reference import Reference, frame_ascii  # noqa: E402
 # to the menu, into Tests (a new game), target number 4+, roll, a long OK (the game menu), roll.
 SCRIPT = [
     ("click", "OK"),  # Battle Game
+    ("click", "OK"),  # the first roll asks the board's rows per half (docs/RULES.md BG-13)
+    ("click", "UP"),
+    ("click", "UP"),
+    ("click", "OK"),  # 3 rows
     ("click", "OK"),  # roll
     ("click", "OK"),  # set aside the first choice
     ("click", "UP"),  # the last option: stop rolling

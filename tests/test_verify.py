@@ -218,3 +218,98 @@ def test_cli_names_the_tampered_event(tmp_path, capsys, field):
     assert main(["verify", str(_write(tmp_path, tampered))]) == 1
     out = capsys.readouterr().out
     assert "FAIL" in out and "(line 21)" in out.splitlines()[-1]
+
+
+# -- issue 14: the rules' refusals are named by verify (docs/RULES.md ids) ------------------
+
+_TY_CARDS = {
+    "tyranid.actions_adrix": 3,
+    "tyranid.actions_lukas": 3,
+    "tyranid.wounded_maximus": 2,
+    "tyranid.wounded_adrix": 2,
+    "tyranid.wounded_raphael": 2,
+    "tyranid.wounded_lukas": 2,
+    "tyranid.wounded_vorne": 2,
+    "tyranid.res_genestealer": 4,
+    "tyranid.res_lictor": 5,
+    "tyranid.res_prime": 5,
+}
+_T = 5  # the Tyranid activation card
+_LAST_IS_MAXIMUS = (_T, 1, 1, 2, _T, 2, 3, _T, 3, 0, _T, 0)
+
+
+def _tyranid_start(campaign=0):
+    events = [("new_game", ("tyranid",))]
+    events += [("set", (k, v)) for k, v in sorted(_TY_CARDS.items())]
+    events.append(("start", (1, campaign, 0, 1, 2, 3)))
+    return events
+
+
+def _orks_start():
+    events = [("new_game", ("orks",))]
+    commands = {"magmus": 7, "stormheart": 5, "lucian": 8, "etrus": 6}
+    events += [("set", ("orks.command_" + t, c)) for t, c in commands.items()]
+    for kind in ("boy", "nob", "kommando"):
+        events.append(("set", ("orks.tough_" + kind, 4)))
+        events.append(("set", ("orks.damage_" + kind, 1)))
+    events.append(("start", (0,)))
+    events += [("add", (0, 1)), ("add", (0, 2)), ("add", (0, 3)), ("add", (1, 4)), ("add", (4, 5))]
+    events.append(("next", ()))  # the Terminators: Angelus (9) first, then Lucian (8)
+    return events
+
+
+def _named(events, illegal, word):
+    """The legal events verify; with one illegal event after them, verify names it."""
+    assert verify.verify_records(_records(_journal_lines(events))).ok
+    report = verify.verify_records(_records(_journal_lines(events + [illegal])))
+    assert not report.ok
+    first = report.problems[0]
+    assert first.seq == len(events) + 1 and illegal[0] in first.message, first.message
+    assert word in first.message, first.message
+
+
+def test_verify_names_the_illegal_events_of_issue_14():
+    # TY-4: no new round while the round's last Marine takes his turn
+    ty = _tyranid_start() + [("shuffle", _LAST_IS_MAXIMUS)]
+    for card in _LAST_IS_MAXIMUS:
+        ty.append(("activate", (card,)))
+        if card != _T and len(ty) < 11 + 12 + 11:
+            ty.append(("end_turn", ()))
+    if ty[-1][0] == "end_turn":
+        ty.pop()
+    _named(ty, ("shuffle", _LAST_IS_MAXIMUS), "round")
+    # TY-5: a free attack after the last action is legal, a normal one is not
+    spent = ty + [("move", ())] * 4
+    _named(spent + [("attack", (0, 6, 1))], ("attack", (0, 6)), "turn")
+    # TY-15: two extra Tyranid activation cards at most
+    extra = _tyranid_start() + [("add_tyranid_card", ())] * 2
+    _named(extra, ("add_tyranid_card", ()), "box")
+    # TY-9: once the players ended the deck, no card is revealed
+    ended = _tyranid_start() + [("shuffle", _LAST_IS_MAXIMUS), ("deck_out", ())]
+    _named(ended, ("activate", (_T,)), "run out")
+    # TY-14: only the unused Marine reinforces, after a loss in the level just finished
+    camp = _tyranid_start(1) + [("wound", (2,)), ("wound", (2,))]
+    camp += [("deck_out", ()), ("exit", (0,))]
+    _named(camp, ("next_level", (4,)), "not won")
+    # OR-8 / OR-10 / OR-16 / OR-6
+    orks = _orks_start() + [("attack", (0, 1, 0, 0))] * 3 + [("move", ())] * 3
+    _named(orks, ("attack", (0, 6, 0, 0)), "Attack")
+    lucian = orks + [("next", ()), ("attack", (0, 1, 0, 0))]
+    _named(lucian, ("attack", (0, 6, 0, 0)), "Attack")
+    _named(lucian + [("move", ())], ("move", ()), "Move")
+    healed = lucian + [("damage", (3, 2)), ("heal", (3,))]
+    _named(healed, ("heal", (3,)), "healed")
+    _named(lucian, ("hit", (3, 9)), "board")
+    tied = [("new_game", ("orks",))]
+    tied += [("set", ("orks.command_" + t, 7)) for t in ("magmus", "stormheart", "lucian")]
+    tied += [("set", ("orks.command_etrus", 6))]
+    _named(tied, ("start", (0,)), "order")
+    # BG-13: the rows are the players' to enter; verify says which setting a move needs
+    bg = [("new_game", ("battle",)), ("roll", (6, 1, 1, 2, 4, 4)), ("set_aside", (6,))]
+    bg += [("actions", ())]
+    report = verify.verify_records(_records(_journal_lines(bg + [("end_turn", ())])))
+    assert not report.ok and "battle.rows" in report.problems[0].message
+    # BG-12: a pushed-back enemy hero is a legal move of the player whose turn it is
+    pushed = bg[:1] + [("set", ("battle.rows", 3))] + bg[1:]
+    pushed += [("advance", (1, 0, 2)), ("retreat", (1, 0, 1)), ("end_turn", ())]
+    assert verify.verify_records(_records(_journal_lines(pushed))).ok

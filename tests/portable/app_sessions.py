@@ -72,6 +72,7 @@ def battle_session(app, snap=_nothing, games=3):
     steps = 0
     while steps < 2000:
         steps += 1
+        answer(app)  # rows per half, asked once (BG-13)
         game = app.session.game
         phase = game.phase
         if phase == "over":
@@ -104,6 +105,9 @@ def battle_session(app, snap=_nothing, games=3):
         elif phase == "actions":
             once("battle_actions")
             press(app, OK)
+            if top(app) == "AskValue":  # rows per half, asked once (BG-13): then the heroes
+                answer(app)
+                press(app, OK)
             once("battle_heroes")
             player = game.player
             hero = game.across(player) % 5
@@ -113,7 +117,7 @@ def battle_session(app, snap=_nothing, games=3):
             press(app, UP, UP, UP)
             once("battle_move")
             press(app, OK)
-            while app.stack[-1].cursor != 5:
+            while app.stack[-1].cursor != len(app.stack[-1].items) - 1:  # End turn
                 press(app, DOWN)
             press(app, OK)
     press(app, LONG_BACK)  # undo the last move, then back to the menu
@@ -206,6 +210,9 @@ def _tyranid_play(app, snap, limit):
             act(app, "Exit tile count")
             press(app, OK)
             break
+        if labels[0] == "Deck ran out":  # the count says 0: the real deck ran out too
+            act(app, "Deck ran out")
+            continue
         if "New round" in labels:
             act(app, "New round")
         elif "Reveal card" in labels:
@@ -244,10 +251,16 @@ def orks_session(app, snap=_nothing, rounds=40):
     """Rise of the Orks: a Novice game to the end (values asked on the way)."""
     menu(app, "orks")
     snap("orks_setup")
-    act(app, "Novice", snap)
-    while app.session.game.phase == 0:
-        act(app, "Novice", snap)
     shots = {}
+    presses = 2  # each Terminator's Command from his datasheet: 3, 4, 5, 6 (Angelus 9)
+    while app.session.game.phase == 0:
+        if top(app) == "AskValue":
+            answer(app, snap, presses)
+            presses += 1
+        elif top(app) == "Pick":  # equal Command values: who goes first (the first listed)
+            press(app, OK)
+        else:
+            press(app, OK)  # Novice (the first action): asks for a missing value, one at a time
 
     def once(name):
         if name not in shots:

@@ -58,7 +58,7 @@ def test_corrupt_settings_fall_back_to_defaults_with_a_message():
     app = _app(storage)
     assert top(app) == "MainMenu"
     menu(app, "battle")
-    assert app.session.game.rows() == 3
+    assert app.session.game.settings.values["battle.rows"] is None  # dropped: asked (BG-13)
     menu(app, "free")
     assert app.session.game.settings.get("free.dice") == 2
 
@@ -157,6 +157,8 @@ def test_missing_values_are_asked_then_journalled():
         act(app, "Novice")
         answer(app)
     act(app, "Novice")
+    assert top(app) == "Pick"  # all four answered 3: equal Command values, who first (OR-6)
+    press(app, OK, OK, OK)
     assert app.session.game.phase == 1
     assert journal_kinds(app)[-1] == "start"
 
@@ -178,7 +180,8 @@ def test_new_game_of_another_mode_asks_first():
 
 
 def test_wake_press_is_swallowed_and_usb_gets_every_line():
-    app = App(Board(seed=3))
+    # the players' board: 3 rows a half (entered before, so the first OK rolls: BG-13)
+    app = App(Board(seed=3, storage=LineStorage(settings=b'{"battle.rows":3}\n')))
 
     class Power:
         asleep = True

@@ -222,10 +222,16 @@ def _text(game):
     return json.dumps(game.state(), separators=(",", ":"))
 
 
+# The board and the reading these cases were written for: 3 rows per half (the players'
+# board: the device asks, BG-13) and kept dice that cannot score alone (the "no" reading of
+# BG-9; the device's default is yes, see test_conform_battle.py).
+BOARD = {battle.ROWS: 3, battle.KEPT_CAN_SCORE: 0}
+
+
 class Recorder:
     """Applies events to a Game, remembering every event and the state after it."""
 
-    def __init__(self, settings=None, every=1):
+    def __init__(self, settings=BOARD, every=1):
         self.settings = settings
         self.game = battle.Game(settings)
         self.events = []
@@ -314,7 +320,7 @@ def test_scripted_turns_bust_and_push_your_luck():
     r.check_undo()
 
 
-def test_kept_dice_rule_default_and_yes():
+def test_kept_dice_rule_no_and_yes():
     r = Recorder()
     g = r.game
     r.do(battle.roll(g, _faces(6, 6, 2, 2, 4, 5)))
@@ -324,7 +330,7 @@ def test_kept_dice_rule_default_and_yes():
     assert g.phase == battle.BUST
     r.check_undo()
 
-    settings = battle.Game().settings
+    settings = battle.Game(BOARD).settings
     settings.set(battle.KEPT_CAN_SCORE, 1)
     r = Recorder(settings)
     g = r.game
@@ -335,7 +341,7 @@ def test_kept_dice_rule_default_and_yes():
     r.do(battle.set_aside(((6,),)))
     r.check_undo()
 
-    # Default again: a non-bust roll with a kept 6 must set aside something re-rolled.
+    # "No" again: a non-bust roll with a kept 6 must set aside something re-rolled.
     r = Recorder()
     g = r.game
     r.do(battle.roll(g, _faces(6, 6, 2, 2, 4, 5)))
@@ -387,7 +393,7 @@ def test_all_out_extra_turn():
 
 
 def test_all_out_roll_again_and_trigger_off():
-    settings = battle.Game().settings
+    settings = battle.Game(BOARD).settings
     settings.set(battle.ALL_OUT_EFFECT, 1)
     r = Recorder(settings)
     g = _all_out_turn(r)
@@ -468,7 +474,7 @@ def test_win_needs_three_across_and_higher_score():
 
 
 def test_best_of_three_with_two_rows():
-    settings = battle.Game().settings
+    settings = battle.Game(BOARD).settings
     settings.set(battle.ROWS, 2)
     r = Recorder(settings)
     g = r.game
@@ -520,17 +526,20 @@ def test_settings_events_and_bad_events():
     r.reject(("bust", (1,)))
     r.check_undo()
     # The settings passed in are copied: the game changes only its own.
-    settings = battle.Game().settings
+    settings = battle.Game(BOARD).settings
     game = battle.fold([("set", (battle.ROWS, 5))], settings)
     assert game.rows() == 5 and settings.get(battle.ROWS) == 3
     fresh = battle.Game(None)
-    assert fresh.rows() == 3 and fresh.settings.get(battle.TWO_SIXES) == 0
-    assert [s[0] for s in battle.SETTINGS] == [
+    assert fresh.settings.get(battle.TWO_SIXES) == 0
+    assert fresh.settings.get(battle.KEPT_CAN_SCORE) == 1  # the literal reading (BG-9)
+    assert fresh.settings.values[battle.ROWS] is None  # asked (BG-13)
+    assert [s[0] for s in battle.SETTINGS][:6] == [
         battle.TWO_SIXES,
         battle.KEPT_CAN_SCORE,
         battle.ALL_OUT,
         battle.ALL_OUT_EFFECT,
         battle.ROWS,
+        "battle.table",
     ]
 
 
@@ -571,10 +580,10 @@ def test_random_games_fold_and_undo():
             r.do(battle.next_game(pick(2)))
     assert len(r.events) > 100
     r.check_undo()
-    assert battle.fold(r.events).state() == g.state()
+    assert battle.fold(r.events, BOARD).state() == g.state()
     # As the journal hands them back: canonical JSON bytes decoded into lists.
     lines = (json.dumps([k, list(d)], separators=(",", ":")) for k, d in r.events)
-    assert _text(battle.fold(json.loads(line) for line in lines)) == _text(g)
+    assert _text(battle.fold((json.loads(line) for line in lines), BOARD)) == _text(g)
 
 
 def result_scripted_game_states():

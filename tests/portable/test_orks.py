@@ -138,8 +138,10 @@ def test_attack_toughness_cover_and_painboy():
     assert game.last_hit is False
     game.apply(("attack", (0, 3, 0, 1)))
     assert game.last_hit is False
+    game.apply(("next", ()))  # one Attack a turn, Angelus three (OR-8): the next Terminator
     game.apply(ok.attack(0, scripted([4]), cover=1, painboy=1))  # a 5 beats 3 + 1 + 1
     assert game.last_hit is True and game.board[0] == 0
+    game.apply(("next", ()))
     assert raises(game.apply, ("attack", (7, 6, 0, 1)))  # never for the Painboy itself
     assert raises(game.apply, ("attack", (0, 6, 0, 0)))  # no Boy left on the board
     game.apply(("attack", (1, 2, 0, 0, 2)))  # a card sets the Toughness to 2
@@ -203,7 +205,7 @@ def test_win_when_reserves_and_board_are_empty_and_rank():
                 game.apply(("next", ()))
         elif game.phase == ok.TERMINATOR_PHASE:
             for kind in range(10):
-                if game.board[kind] and game.phase != ok.OVER:
+                while game.board[kind] and game.phase != ok.OVER and game.attacks_left:
                     game.apply(("attack", (kind, 6, 0, 0)))
                     kills += 1
             if game.phase != ok.OVER:
@@ -231,7 +233,7 @@ def test_special_ork_reminders():
     for kind in (ok.WARBOSS, ok.WEIRDBOY, ok.MEK, ok.BIG_MEK):
         game.apply(("add", (kind, 1)))
     assert game.reminders() == ok.R_WARPATH  # before the Terminators act
-    game.apply(("hit", (0, ok.BOY)))  # the Warpath Boyz may already hit
+    game.apply(("hit", (0, ok.WARBOSS)))  # an Ork on the board may already hit
     game.apply(("next", ()))
     assert game.reminders() == 0
     while game.phase == ok.TERMINATOR_PHASE:
@@ -349,7 +351,8 @@ def test_whole_games_with_undo_at_every_step():
 def test_every_setting_key_fits_the_journal():
     for key, default, low, high, label in ok.SETTINGS:
         assert len(key) <= 24 and key.startswith("orks.") and low <= high and label
-        assert default is None  # the rulebook gives none of these
+        # the rulebook gives none of these; who draws the tokens is the players' choice
+        assert default is None or key == "orks.real_draws"
     check_events([("set", (spec[0], spec[2])) for spec in ok.SETTINGS])
 
 

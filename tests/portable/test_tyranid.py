@@ -124,6 +124,8 @@ def test_activation_deck_and_rounds():
         seen += 1
         if game.current >= 0:
             assert game.actions_left == game.actions(game.current)
+            if not game.activation.n_pile:
+                game.apply(("end_turn", ()))  # the last card's Marine acts first (TY-4)
     assert seen == 12 and game.infestation_left == 23 - 4
     game.apply(ty.shuffle(game, Seeded(1).randbelow))
     assert game.round == 2 and game.activation.n_pile == 12
@@ -196,11 +198,15 @@ def test_wounds_out_of_action_and_loss():
 def test_level_one_ends_when_infestation_runs_out():
     game = _start(1, extra={"tyranid.briefing_counted": 1})
     source = Seeded(6)
-    while not game.infestation_out:
+    while game.infestation_left:
         if game.needs_shuffle():
             game.apply(ty.shuffle(game, source.randbelow))
+        elif game.current >= 0:
+            game.apply(("end_turn", ()))
         else:
             game.apply(ty.activate(game))
+    # the count is 0 but the real deck decides (TY-9): the players say it ran out
+    game.apply(("deck_out", ()))
     assert game.infestation_left == 0 and not game.needs_shuffle()
     assert raises(game.apply, ty.activate(game)) if game.activation.n_pile else True
     game.apply(("place", (0,)))  # the last card is still resolved
@@ -328,15 +334,16 @@ def _play(seed, count, keep=True):
             team.pop(rb(5))
             add(("start", (1, 1) + tuple(team)))
         elif game.phase == ty.OVER:
-            spare = [m for m in range(5) if not game.in_play[m]]
-            if game.lost_this_level and not game.reinforced and spare and rb(2):
-                add(("next_level", (spare[0],)))
+            if game.reserve() >= 0 and rb(2):
+                add(("next_level", (game.reserve(),)))
             else:
                 add(("next_level", ()))
         elif game.phase == ty.PLACING:
             add(ty.lictor_roll(rb) if game.level == 2 else ty.place(game, rb))
         elif game.infestation_out:
             add(("exit", (min(game.marines_standing(), 4) if game.console_open else 0,)))
+        elif game.level == 1 and not game.infestation_left and game.current < 0:
+            add(("deck_out", ()))
         elif game.level > 1 and game.round > 3 and rb(6) == 0:
             add(("result", (ty.WIN if rb(3) else ty.LOSS,)))
         elif game.needs_shuffle():

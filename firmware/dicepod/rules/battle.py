@@ -24,8 +24,9 @@ Any time: ("set", (key, value)) changes a setting; ("new_game", ("battle",)) as 
 ("undo", ()) is the journal's business: fold() takes the effective events.
 
 Rules as settled (RULES.md section 1): a set-aside uses each die once, at least one scoring
-roll. A roll with kept (unrolled) dice busts when no scoring roll uses a re-rolled die (setting
-kept_can_score 0), or holds no scoring roll at all (1); with 0 a set-aside after such a roll must
+roll. A roll with kept (unrolled) dice busts when it holds no scoring roll at all (setting
+kept_can_score 1, the default: kept dice belong to the new roll, BG-9), or when no scoring roll
+uses a re-rolled die (0); with 0 a set-aside after such a roll must
 include a re-rolled die. ALL OUT! = a set-aside leaves no free dice (setting all_out 1); its
 effect is an extra turn after this one (all_out_effect 0) or rolling all six again with the
 set-aside rolls kept (1). The win check runs at the end of every turn, a bust included.
@@ -34,6 +35,8 @@ Board model: each hero starts on its player's back row (advance 0); a half has `
 hero is in the opponent's half at advance >= rows and at most 2 * rows - 1 (the far edge).
 Players are 0 and 1 (0 = whoever finished setting up first), heroes 0..4 (columns).
 """
+
+from micropython import const
 
 from dicepod.rules.dice import check, contains, counts, remove
 from dicepod.rules.dice import roll as roll_dice
@@ -52,14 +55,29 @@ ALL_OUT = "battle.all_out"
 ALL_OUT_EFFECT = "battle.all_out_effect"
 ROWS = "battle.rows"
 
-# The rule points RULES.md marks [open], each a setting (key, default, low, high, label).
+_TABLE = const("battle.table")
+
+# The rule points RULES.md marks [open], each a setting (key, default, low, high, label;
+# docs/RULES.md BG-7, BG-9, BG-10, BG-13, BG-11). Rows per half is the printed board's: no
+# default, the device asks (BG-13). The Battle Actions table is off; what each kind of
+# scoring roll buys is the players' to enter (BG-11).
+# The rule points RULES.md marks [open], each a setting (key, default, low, high, label;
+# docs/RULES.md BG-7, BG-9, BG-10, BG-13, BG-11). Rows per half is the printed board's: no
+# default, the device asks (BG-13). The Battle Actions table is off; how many actions each
+# kind of scoring roll buys is the players' to enter (BG-11).
 SETTINGS = (
     (TWO_SIXES, 0, 0, 2, "Two 6s as"),  # 0 player chooses, 1 Double Six, 2 two Lucky Sixes
-    (KEPT_CAN_SCORE, 0, 0, 1, "Kept dice alone score"),  # 0 no, 1 yes
+    (KEPT_CAN_SCORE, 1, 0, 1, "Kept dice alone score"),  # 0 no, 1 yes (the literal reading)
     (ALL_OUT, 1, 0, 1, "ALL OUT! on"),  # 0 off, 1 on (all six dice set aside)
     (ALL_OUT_EFFECT, 0, 0, 1, "ALL OUT! gives"),  # 0 extra turn, 1 roll all six again
-    (ROWS, 3, 1, 9, "Rows per half"),
+    (ROWS, None, 1, 9, "Rows per half"),
+    (_TABLE, 0, 0, 1, "Actions table"),  # 0 off, 1 on: the four entries below count
+    ("battle.buys_lucky", None, 0, 9, "Lucky Six buys"),  # actions, in kind_index order
+    ("battle.buys_double", None, 0, 9, "Double Six buys"),
+    ("battle.buys_three", None, 0, 9, "Three of a Kind buys"),
+    ("battle.buys_straight", None, 0, 9, "Straight buys"),
 )
+_TABLE_AT = const(6)  # the position of the table's first entry
 
 # Names for each value of the multiple-choice settings, for the settings screen.
 VALUE_NAMES = (
@@ -67,6 +85,7 @@ VALUE_NAMES = (
     (KEPT_CAN_SCORE, ("No", "Yes")),
     (ALL_OUT, ("Off", "On")),
     (ALL_OUT_EFFECT, ("Extra turn", "Roll six again")),
+    (_TABLE, ("Off", "On")),
 )
 
 PLAYERS = 2
@@ -367,6 +386,20 @@ _HANDLERS = {
     "end_turn": Game._on_end_turn,
     "next_game": Game._on_next_game,
 }
+
+
+def bought(game):
+    """Return how many actions the set-aside rolls buy by the players' table (BG-11), or None
+    when the table is off; MissingValue for an entry not filled in yet."""
+    from dicepod.rules import scoring
+
+    settings = game.settings
+    if not settings.get(_TABLE):
+        return None
+    count = 0
+    for combo in game.aside:
+        count += settings.at(_TABLE_AT + scoring.kind_index(combo))
+    return count
 
 
 def fold(events, settings=None):

@@ -7,7 +7,7 @@ each weighted by its number of orderings m! / (c1! .. c6!), out of 6**m; never b
 most 3**4 = 81 multisets are visited per state. Fractions are (numerator, denominator) int
 pairs in lowest terms (dicepod.rules.fraction).
 
-The bust rule matches dicepod.rules.scoring.is_bust: with kept_can_score 0 (the default) a new
+The bust rule matches dicepod.rules.scoring.is_bust: with kept_can_score 0 a new
 roll busts when no scoring roll uses a re-rolled die; with 1, when the rolled and kept dice
 together hold no scoring roll.
 """

@@ -24,21 +24,29 @@ the reserves, the counts, the dice, the tracks and the turn order.
 Choices where the rulebook is silent (RULES.md marks them [open]): every Command value but
 Angelus's, every token's Toughness and damage, and the Warrior, Veteran and Commander cards
 (tokens of each kind, Orks per wave) are settings with no default (MissingValue until entered).
-Equal Command values keep the listed order (Magmus, Angelus, Stormheart, Lucian, Etrus). The
-set-up placement counts as the first wave, so a Warboss in it raises the Warpath reminder too.
-An attack compares the die with the Toughness alone (no natural-6/1 rule in this game). When
-the supply deck holds fewer than two cards, the cards left are drawn.
+Equal Command values: the players choose the order (docs/RULES.md OR-6), so the start event
+then names it. Each turn a Terminator has one Move and one Attack (Angelus three of each); the
+device refuses more (OR-8), and a starting hex heals once per activation (OR-10). "Ork hits"
+names a kind on the board (OR-16). With the setting orks.real_draws the players draw the real
+tokens from the reserves and enter the kind (DK-2). The set-up placement counts as the first
+wave, so a Warboss in it raises the Warpath reminder too. An attack compares the die with the
+Toughness alone (no natural-6/1 rule in this game). When the supply deck holds fewer than two
+cards, the cards left are drawn.
 
 Events (ints; T = Terminator id 0..4, K = Ork kind 0..9):
     ("start", (difficulty,))     set up: NOVICE, WARRIOR, VETERAN or COMMANDER
+    ("start", (difficulty, T, T, T, T, T))  ... in the turn order the players chose (needed
+                                 when Command values are equal; highest Command first)
+    ("move", ())                 the current Terminator's Move action
     ("add", (K, face))           an Ork token drawn from the reserves into breach hex `face`
     ("next", ())                 end of the wave / of the current Terminator's turn / Ork phase
-    ("attack", (K, face, cover, painboy))       the current Terminator attacks a token
+    ("attack", (K, face, cover, painboy))       the current Terminator's Attack action
     ("attack", (K, face, cover, painboy, tough)) ... with the Toughness a card sets (e.g. 2)
     ("destroy", (K,))            a token destroyed without an attack roll (a card)
-    ("hit", (T, K))              an Ork token of kind K attacks T (its damage from settings)
+    ("hit", (T, K))              an Ork token of kind K (on the board) attacks T (its damage
+                                 from settings)
     ("damage", (T, n))           T is dealt n damage (Weirdboy, Big Mek, Mek, cards)
-    ("heal", (T,))               T ends his activation in a starting hex
+    ("heal", (T,))               T ends his activation in a starting hex (once)
     ("smash", ())                an Ork damages a power reactor
     ("supply", (T,))             T ends a move on a supply token: draw 2, keep 1, discard 1
     ("play_supply", ())          a kept supply card is played (to the discard pile)
@@ -57,6 +65,7 @@ MODE = "orks"
 TERMINATORS = ("Magmus", "Angelus", "Stormheart", "Lucian", "Etrus")
 ANGELUS = const(1)
 _ANGELUS_COMMAND = const(9)  # [seed]
+_ANGELUS_ACTIONS = const(3)  # Unstoppable Advance: three Moves and three Attacks [seed]
 _OUT = const(5)  # damage track 0..5; 5 is out of action [seed]
 
 KINDS = (
@@ -138,6 +147,9 @@ _DAMAGE = const(14)  # damage of each kind, in KINDS order
 _HORDE = const(24)  # Warrior, Veteran, Commander: 10 kinds then Orks per wave, 11 a card
 _CARD = const(11)
 
+# Names for the yes/no settings, for the settings screen.
+VALUE_NAMES = (("orks.real_draws", ("No", "Yes")),)
+
 # Everything here is None (ask the player, from the datasheets, tokens and difficulty cards)
 # except what the rulebook gives: Angelus's Command, the Novice horde and wave. Ranges: the
 # box holds at most BOX[kind] tokens of a kind. One spec a line: key default low high label
@@ -201,6 +213,7 @@ orks.commander_painboy - 0 1 Commander Painboyz
 orks.commander_weirdboy - 0 1 Commander Weirdboyz
 orks.commander_warboss - 0 1 Commander Warbosses
 orks.commander_wave - 1 20 Commander Orks/wave
+orks.real_draws 0 0 1 Players draw real tokens
 """
 )
 
@@ -240,6 +253,9 @@ class Game:
         self.turn = 0
         self.current = -1
         self.stood_up = False
+        self.moves_left = 0
+        self.attacks_left = 0
+        self.healed = False
         self.on_board = 0
         self.wave_size = 0
         self.wave_left = 0
@@ -324,10 +340,18 @@ class Game:
             self._add(data)
         elif kind == "next":
             self._next()
+        elif kind == "move":
+            if self.phase != TERMINATOR_PHASE or data:
+                raise ValueError("not the Terminators' phase")
+            if not self.moves_left:
+                raise ValueError("no Move left")
+            self.moves_left -= 1
         elif kind == "hit":
             self._playing()
             if len(data) != 2 or not 0 <= data[1] < 10:
                 raise ValueError("bad hit")
+            if not self.board[data[1]]:
+                raise ValueError("no such Ork on the board")
             self._damage(self._terminator(data), self.ork_damage(data[1]))
         elif kind == "damage":
             self._playing()
@@ -371,7 +395,7 @@ class Game:
     def _start(self, data):
         if self.phase != SETUP and self.phase != OVER:
             raise ValueError("a game is in play")
-        if len(data) != 1 or not NOVICE <= data[0] <= COMMANDER:
+        if len(data) not in (1, 6) or not NOVICE <= data[0] <= COMMANDER:
             raise ValueError("bad difficulty")
         difficulty = data[0]
         # Read every value first: a missing one raises MissingValue before anything changes.
@@ -382,20 +406,28 @@ class Game:
             wave = self.settings.at(_HORDE + difficulty * _CARD - 1)
         for k in range(10):
             self.horde(difficulty, k)
+        # Command order: highest first (a stable sort); equal values in the players' order.
+        given = list(data[1:])
+        if given and sorted(given) != [0, 1, 2, 3, 4]:
+            raise ValueError("bad turn order")
+        order = given or [0, 1, 2, 3, 4]
+        for i in range(1, 5):
+            j = i
+            while j > 0 and self.command(order[j]) > self.command(order[j - 1]):
+                order[j], order[j - 1] = order[j - 1], order[j]
+                j -= 1
+            if not given and j and self.command(order[j]) == self.command(order[j - 1]):
+                raise ValueError("choose the order")  # equal Command values (OR-6)
+        if given and order != list(data[1:]):
+            raise ValueError("highest first")
         self._reset()
         self.difficulty = difficulty
         for k in range(10):
             n = self.horde(difficulty, k)
             if n:
                 self.reserves.put(k, n)
-        # Command order: highest first; equal values keep the Terminators' listed order.
         for i in range(5):
-            self.order[i] = i
-        for i in range(1, 5):
-            j = i
-            while j > 0 and self.command(self.order[j]) > self.command(self.order[j - 1]):
-                self.order[j], self.order[j - 1] = self.order[j - 1], self.order[j]
-                j -= 1
+            self.order[i] = order[i]
         self.round = 1
         self.phase = WAVE  # set-up adds the first wave exactly like a wave
         self._begin_wave(wave)
@@ -447,6 +479,10 @@ class Game:
         t = self.order[self.turn]
         self.current = t
         self.stood_up = False
+        actions = _ANGELUS_ACTIONS if t == ANGELUS else 1
+        self.moves_left = actions
+        self.attacks_left = actions
+        self.healed = False
         if self.damage[t] >= _OUT:  # Heroes All: one damage from out of action again
             self.damage[t] = _OUT - 1
             self.stood_up = True
@@ -467,9 +503,12 @@ class Game:
             raise ValueError("no such Ork on the board")
         if painboy and (painboy != 1 or kind == PAINBOY or not self.board[PAINBOY]):
             raise ValueError("no Painboy bonus")
+        if not self.attacks_left:
+            raise ValueError("no Attack left")
         tough = data[4] if len(data) == 5 else self.toughness(kind)
         if not 1 <= tough <= 6:
             raise ValueError("bad toughness")
+        self.attacks_left -= 1
         self.last_kind = kind
         self.last_hit = face >= tough + cover + painboy
         if self.last_hit:
@@ -503,6 +542,9 @@ class Game:
         t = data[0]
         if self.damage[t] >= _OUT:
             raise ValueError("out of action")
+        if self.healed:
+            raise ValueError("healed already")
+        self.healed = True
         if self.damage[t]:
             self.damage[t] -= 1
 

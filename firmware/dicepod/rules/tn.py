@@ -5,12 +5,14 @@ for the Target Number, so that it does not read as a test file.)
 The rules, restated: a test has a Target Number (TN); roll a D6 and succeed on TN or more.
 Modifiers change the TN, never the die: +X lowers it by X, -X raises it by X; modifiers from
 differently named sources add up (a source name counts once: adding a name again replaces its
-value); the final TN is capped to 2+..6+. A dash means the test does not exist, and no modifier
-can create it. A natural 6 always succeeds and a natural 1 always fails. A re-roll picks one die
-up and rolls it again; the new result stands. A roll-off is 2D6 per player, the higher total
-wins, and players tied for the highest total throw again (every throw is an event). D3 is a D6
-halved rounding up (1-2 -> 1, 3-4 -> 2, 5-6 -> 3); D3+1 adds 1 to it. Both only generate a
-value: they are not tests.
+value; the screens offer several abilities, items and effects: docs/RULES.md TS-3, TS-7); the
+final TN is capped to 2+..6+. Modifiers apply before rolling (TS-6): a roll is judged by the TN
+it was rolled at (roll_tn), and a modifier changed later counts for the next roll only. A dash
+means the test does not exist, and no modifier can create it. A natural 6 always succeeds and a
+natural 1 always fails. A re-roll picks one die up and rolls it again; the new result stands. A
+roll-off is 2D6 per player, the higher total wins, and players tied for the highest total throw
+again (every throw is an event). D3 is a D6 halved rounding up (1-2 -> 1, 3-4 -> 2, 5-6 -> 3);
+D3+1 adds 1 to it. Both only generate a value: they are not tests.
 
 Exact odds are fractions kept as reduced (numerator, denominator) int pairs
 (dicepod.rules.fraction). A distribution of successes for N dice is a tuple of numerators
@@ -25,7 +27,7 @@ Events (data are ints unless noted):
     ("clear_mods", ())        remove every modifier
     ("rule", (r,))            re-roll rule for the odds: RULE_NONE, RULE_FAILURES, RULE_ONE
     ("roll", (f1, ..., fn))   roll n dice for the test (1..MAX_DICE faces 1..6)
-    ("reroll", (i, f))        re-roll die i of the current roll; f stands
+    ("reroll", (i, f))        re-roll die i of the current roll; f stands (judged at its roll's TN)
     ("rolloff", (a1, a2, b1, b2, ...))  one roll-off throw: 2 dice per player still in it
     ("d3", (f,)), ("d3p1", (f,))        a D3 / D3+1 from the D6 face f
     ("set", (key, value)), ("new_game", (mode,))  journal bookkeeping
@@ -161,7 +163,8 @@ class Game:
 
     Attributes the screens read: tn (None = not set, 0 = dash, else 2..6), mod_names and
     mod_values (lists), modifier (their sum), tn_final (None when the test does not exist or no
-    TN is set), rule, dice (bytearray; first n_dice used), rerolls (bytearray: times each die
+    TN is set: the TN of the next roll), roll_tn (the final TN the current roll was rolled at),
+    rule, dice (bytearray; first n_dice used), rerolls (bytearray: times each die
     was re-rolled), successes, rolloff_totals (bytearray per player, of the last throw),
     rolloff_in (bitmask of players still in the roll-off), rolloff_throws, rolloff_winner
     (-1 while undecided or none), d3 (last generated value or 0), d3_face, d3_plus (0 or 1),
@@ -174,6 +177,7 @@ class Game:
         self.mod_values = []
         self.modifier = 0
         self.tn_final = None
+        self.roll_tn = None
         self.rule = RULE_NONE
         self.dice = bytearray(MAX_DICE)
         self.rerolls = bytearray(MAX_DICE)
@@ -194,14 +198,14 @@ class Game:
         for value in self.mod_values:
             total += value
         self.modifier = total
+        # the next roll's TN; the dice already rolled keep theirs (TS-6)
         self.tn_final = final_tn(self.tn, total) if self.tn is not None else None
-        self._count()
 
     def _count(self):
         count = 0
-        if self.tn_final is not None:
+        if self.roll_tn is not None:
             for i in range(self.n_dice):
-                if is_success(self.dice[i], self.tn_final):
+                if is_success(self.dice[i], self.roll_tn):
                     count += 1
         self.successes = count
 
@@ -209,14 +213,16 @@ class Game:
         """Return the number of roll-off players (setting tests.players)."""
         return self.settings.get("tests.players")
 
-    def odds(self, n=None, rule=None):
-        """Return (tn_final, p_success, (nums, den)) for n dice (default: the current roll)
-        under a re-roll rule (default: the game's); raise ValueError when there is no test."""
-        if self.tn_final is None:
+    def odds(self, n=None, rule=None, tn=None):
+        """Return (tn, p_success, (nums, den)) for n dice (default: the current roll) under a
+        re-roll rule (default: the game's) at a final TN (default: the next roll's, tn_final;
+        the current roll's is roll_tn); raise ValueError when there is no test."""
+        tn = self.tn_final if tn is None else tn
+        if tn is None:
             raise ValueError("test does not exist" if self.tn == 0 else "no target number")
         n = self.n_dice if n is None else n
         rule = self.rule if rule is None else rule
-        return self.tn_final, p_success(self.tn_final, rule), distribution(n, self.tn_final, rule)
+        return tn, p_success(tn, rule), distribution(n, tn, rule)
 
     # -- folding
     def apply(self, event):
@@ -287,6 +293,7 @@ class Game:
             self.dice[i] = data[i]
             self.rerolls[i] = 0
         self.n_dice = n
+        self.roll_tn = self.tn_final  # modifiers apply before the roll (TS-6)
         self._count()
 
     def _reroll(self, data):
@@ -376,7 +383,7 @@ def reroll_failures(game, randbelow):
     """Return the ("reroll", ...) events that re-roll every failed die of the current roll once."""
     out = []
     for i in range(game.n_dice):
-        if game.tn_final is not None and not is_success(game.dice[i], game.tn_final):
+        if game.roll_tn is not None and not is_success(game.dice[i], game.roll_tn):
             out.append(("reroll", (i, _face(randbelow))))
     return out
 

@@ -14,7 +14,14 @@ square can spend an action to roll for the console (6 activates it); the level e
 infestation deck runs out (or the players end it) and the result comes from the number of
 Marines on the exit tile (4 major victory, 3 minor, 2 draw, else loss). Level 3: the Tyranid
 Prime falls to its damage counters. A campaign plays the levels in order with the survivors,
-wounds kept, and may call one reinforcement Marine, once, after losing a Marine.
+wounds kept, and may call one reinforcement, once: the unused (fifth) Marine, only after a
+Marine was lost in the level just finished (docs/RULES.md TY-14). A Marine whose card is the
+round's last takes his whole turn before the new round (TY-4); free actions and special cards'
+attack rolls cost no action, also after his last one (TY-5). The device counts the infestation
+deck but the real deck decides (TY-9): a Tyranid card always reveals, the count stops at 0, and
+the players say when Level 1's deck ran out. At most two extra Tyranid activation cards: the
+box has six (TY-15). With the setting tyranid.real_draws the players draw the real activation
+cards and counters and enter what they drew (DK-2).
 
 Where the board matters (squares, line of sight) the players decide; the device keeps the
 counts, the decks, the dice and the results.
@@ -22,8 +29,9 @@ counts, the decks, the dice and the results.
 Choices where the rulebook is silent (RULES.md marks them [open]): the actions of Adrix and
 Lukas, every wounded-side action value and the resilience of Genestealers, Lictors and the Prime
 are settings with no default (MissingValue until entered); the Prime's damage counters (3) and
-whether the printed deck size counts the briefing card (yes) are settings with defaults. Level 1
-ends after the last infestation card is revealed and resolved. The briefing cards for levels 2
+whether the printed deck size counts the briefing card (yes) are settings with defaults, read
+whenever the count is shown (a change mid-level counts at once). Level 1 ends when the players
+say its infestation deck ran out (after the last card is resolved). The briefing cards for levels 2
 and 3 are not in the rulebook, so their outcome is recorded by the players (("result", ...));
 on those levels an empty infestation deck reveals nothing more. A campaign level counts as won
 on a minor or major victory (level 1) or a recorded win.
@@ -35,14 +43,18 @@ Events (ints unless noted; M = Marine id 0..4, K = Tyranid kind 0..2, T = target
     ("return", (K,))             a drawn counter goes back: its square held a Marine
     ("destroy", (K,))            a Tyranid destroyed without an attack roll (e.g. a card)
     ("shuffle", (card, ...))     new round: the activation deck's new order, top first
-    ("activate", (card,))        reveal the top activation card (must be that card)
+    ("activate", (card,))        reveal the top activation card (must be that card; with
+                                 real_draws, any card of the draw pile: the one drawn)
     ("move", ()), ("action", ())      the current Marine spends an action
     ("attack", (T, face))        the current Marine attacks (spends an action)
+    ("attack", (T, face, 1))     a free attack (a free action, a special card): no action spent,
+                                 any time in play
     ("console", (face,))         level 1: the current Marine tries the console (an action)
     ("end_turn", ())             the current Marine stops early
     ("special", (M,))            M plays a special card (no action)
     ("wound", (M,))              M is wounded
-    ("add_tyranid_card", ())     an extra Tyranid activation card (challenge cards)
+    ("add_tyranid_card", ())     an extra Tyranid activation card (challenge cards; two at most)
+    ("deck_out", ())             level 1: the players' infestation deck ran out
     ("exit", (n,))               level 1 ends with n Marines on the exit tile
     ("result", (code,))          levels 2-3: the players record the briefing card's outcome
     ("next_level", ()) / ("next_level", (M,))  campaign: next level, optionally reinforced by M
@@ -75,6 +87,7 @@ _ENTRY_SQUARES = const(6)  # numbered xenos entry squares [seed]
 
 TYRANID_CARD = 5  # activation card id; Marine cards are the Marine ids 0..4
 _TYRANID_CARDS = const(4)  # Tyranid cards in the activation deck [seed]
+_TYRANID_BOX = const(6)  # Tyranid activation cards in the box [seed]
 _DECK_CAPACITY = const(16)  # 2 per Marine (5) + all 6 Tyranid cards in the box [seed]
 _INFESTATION = const((24, 29, 30))  # infestation cards per level, briefing card included [seed]
 
@@ -116,6 +129,7 @@ tyranid.prime_damage 3 1 9 Prime damage to destroy
 tyranid.adrenal_glands 0 0 1 Adrenal Glands (+1 Prime)
 tyranid.briefing_counted 1 0 1 Briefing in card count
 tyranid.advanced 0 0 2 Advanced infestation cards
+tyranid.real_draws 0 0 1 Players draw real cards
 """
 )
 _ACTIONS_INDEX = const((-1, 0, -1, 1, -1))  # Adrix, Lukas: healthy-side actions (others: rulebook)
@@ -127,12 +141,14 @@ _PRIME_DAMAGE = const(10)
 _ADRENAL_GLANDS = const(11)
 _BRIEFING_COUNTED = const(12)
 _ADVANCED = const(13)
+_REAL_DRAWS = const(14)
 
 
 # Names for the yes/no settings, for the settings screen.
 VALUE_NAMES = (
     ("tyranid.adrenal_glands", ("No", "Yes")),
     ("tyranid.briefing_counted", ("No", "Yes")),
+    ("tyranid.real_draws", ("No", "Yes")),
 )
 
 
@@ -168,6 +184,7 @@ class Game:
         self.in_play = bytearray(5)
         self.status = bytearray(5)
         self.specials = bytearray(5)
+        self.used = bytearray(5)  # Marines who have played a level of this game or campaign
         self.lost_this_level = False
         self.phase = SETUP
         self.level = 0
@@ -185,6 +202,7 @@ class Game:
         self.idle_card = False
         self.infestation_left = 0
         self.infestation_total = 0
+        self.revealed = 0  # infestation cards revealed this level
         self.infestation_out = False
         self.setup_left = 0
         self.lictor_square = 0
@@ -224,8 +242,37 @@ class Game:
         return self.settings.at(_PRIME_DAMAGE) + self.settings.at(_ADRENAL_GLANDS)
 
     def needs_shuffle(self):
-        """Return True when the next step is shuffling the activation deck (a new round)."""
-        return self.phase == PLAY and not self.activation.n_pile and not self.infestation_out
+        """Return True when the next step is shuffling the activation deck (a new round): the
+        deck is empty and no Marine is still taking his turn (TY-4)."""
+        return (
+            self.phase == PLAY
+            and not self.activation.n_pile
+            and not self.infestation_out
+            and self.current < 0
+        )
+
+    def real_draws(self):
+        """True when the players draw the real activation cards and counters (DK-2)."""
+        return self.settings.at(_REAL_DRAWS) == 1
+
+    def reserve(self):
+        """Return the Marine a campaign may call as its reinforcement now, or -1 (TY-14): the
+        unused one, once, after a Marine was lost in the level just finished."""
+        if not self.campaign or self.reinforced or not self.lost_this_level:
+            return -1
+        for m in range(5):
+            if not self.used[m]:
+                return m
+        return -1
+
+    def _count(self):
+        """The infestation count from the level and the settings now (TY-8, TY-9)."""
+        if not self.level:
+            return
+        total = _INFESTATION[self.level - 1] + self.settings.at(_ADVANCED)
+        total -= self.settings.at(_BRIEFING_COUNTED)
+        self.infestation_total = total
+        self.infestation_left = total - self.revealed if total > self.revealed else 0
 
     def marines_standing(self):
         """Return how many Marines in play are not out of action."""
@@ -240,6 +287,7 @@ class Game:
         """Fold one event into the state; raise ValueError for an illegal one (MissingValue
         when it needs a setting the player has not entered)."""
         apply_checked(self, event, MODE)
+        self._count()
 
     def _apply(self, kind, data):
         if kind == "activate":
@@ -280,7 +328,17 @@ class Game:
             self.specials[m] -= 1
         elif kind == "add_tyranid_card":
             self._playing()
+            # the deck holds 2 cards per Marine of the level and the Tyranid cards
+            marines = 0
+            for m in range(5):
+                marines += self.in_play[m]
+            if self.activation.size() - 2 * marines >= _TYRANID_BOX:
+                raise ValueError("6 in the box")
             self.activation.add(TYRANID_CARD)
+        elif kind == "deck_out":
+            if self.phase != PLAY or self.level != 1 or self.infestation_out or data:
+                raise ValueError("no deck to end")
+            self.infestation_out = True
         elif kind == "lictor":
             self._lictor(data)
         elif kind == "start":
@@ -323,6 +381,8 @@ class Game:
                 raise ValueError("bad Marines")
             self.in_play[m] = 1
         for m in range(5):
+            self.used[m] = self.in_play[m]
+        for m in range(5):
             self.status[m] = HEALTHY
             self.specials[m] = 1 if self.in_play[m] else 0
         self.campaign = bool(data[1])
@@ -350,9 +410,7 @@ class Game:
                 self.bag.put(k, _BOX[k])
             self.setup_left = _ENTRY_SQUARES
             self.phase = PLACING
-        total = _INFESTATION[level - 1] + self.settings.at(_ADVANCED)
-        total -= self.settings.at(_BRIEFING_COUNTED)
-        self.infestation_total = self.infestation_left = total
+        self._count()
         deck = self.activation
         deck.clear()
         for m in range(5):
@@ -397,27 +455,31 @@ class Game:
         if self.infestation_out:
             raise ValueError("the infestation deck has run out")
         deck = self.activation
-        if len(data) != 1 or not deck.n_pile or deck.top() != data[0]:
-            raise ValueError("not the top card")
+        if len(data) != 1 or not deck.n_pile:
+            raise ValueError("no card left")
         card = data[0]
+        real = self.real_draws()
+        if not real and deck.top() != card:
+            raise ValueError("not the top card")
+        if not 0 <= card <= TYRANID_CARD:
+            raise ValueError("bad card")
         # Read the Marine's actions before changing anything: a value the player has not
         # entered raises MissingValue and leaves the state as it was.
         actions = 0
         if card != TYRANID_CARD and self.status[card] != OUT:
             actions = self.actions(card)
-        deck.draw()
+        if real:
+            deck.draw_card(card)  # ValueError when no such card is left in the draw pile
+        else:
+            deck.draw()
         self.last_card = card
         self.current = -1
         self.actions_left = 0
         self.idle_card = False
         self.last_hit = None
         if card == TYRANID_CARD:
-            if self.infestation_left:
-                self.infestation_left -= 1
-                # Level 1 ends when its infestation deck runs out: the last card is resolved
-                # (placements and wounds may follow), then the players count the exit tile.
-                if not self.infestation_left and self.level == 1:
-                    self.infestation_out = True
+            # The real deck decides (TY-9): a card is revealed even when the count says 0.
+            self.revealed += 1
         elif self.status[card] == OUT:
             self.idle_card = True
         elif actions:
@@ -434,16 +496,21 @@ class Game:
             self.current = -1
 
     def _attack(self, data):
-        if len(data) != 2 or not 0 <= data[0] <= PRIME or not 1 <= data[1] <= 6:
+        if not 2 <= len(data) <= 3 or not 0 <= data[0] <= PRIME or not 1 <= data[1] <= 6:
             raise ValueError("bad attack")
-        target, face = data
+        target = data[0]
+        face = data[1]
+        free = len(data) == 3
+        if free and (data[2] != 1 or self.phase != PLAY):
+            raise ValueError("bad free attack")
         if target == PRIME:
             if self.level != 3 or self.prime_destroyed:
                 raise ValueError("no Prime to attack")
         elif not self.board[target]:
             raise ValueError("no such Tyranid on the board")
         hit = face >= self.resilience(target)
-        self._spend()
+        if not free:
+            self._spend()
         self.last_hit = hit
         if not hit:
             return
@@ -510,11 +577,8 @@ class Game:
         if self.result not in (MINOR, MAJOR, WIN):
             raise ValueError("the level was not won")
         if data:
-            m = data[0]
-            if len(data) != 1 or not 0 <= m < 5 or self.in_play[m]:
-                raise ValueError("bad reinforcement")
-            if self.reinforced or not self.lost_this_level:
-                raise ValueError("no reinforcement allowed")
+            if len(data) != 1 or data[0] != self.reserve():
+                raise ValueError("only unused Marine")
         for i in range(5):
             if self.in_play[i] and self.status[i] == OUT:
                 self.in_play[i] = 0
@@ -523,6 +587,7 @@ class Game:
                 self.specials[i] += 1  # survivors keep their cards and get a new one
         if data:
             self.in_play[data[0]] = 1
+            self.used[data[0]] = 1
             self.status[data[0]] = HEALTHY
             self.specials[data[0]] = 1
             self.reinforced = True
@@ -566,9 +631,11 @@ def lictor_roll(randbelow):
     return ("lictor", (randbelow(6) + 1,))
 
 
-def attack(target, randbelow):
-    """Return an ("attack", (target, face)) event."""
-    return ("attack", (target, randbelow(6) + 1))
+def attack(target, randbelow, free=False):
+    """Return an ("attack", (target, face)) event (free: ("attack", (target, face, 1)), which
+    costs no action)."""
+    face = randbelow(6) + 1
+    return ("attack", (target, face, 1)) if free else ("attack", (target, face))
 
 
 def console(randbelow):

@@ -6,7 +6,7 @@ of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 
 from dicepod.rules import battle, odds, scoring
 from dicepod.ui import draw
-from dicepod.ui.lists import Confirm, ListScreen
+from dicepod.ui.lists import Confirm, ListScreen, Pick
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Reset, Screen
 
 
@@ -171,7 +171,8 @@ class BattleScreen(Screen):
                     lines[3] = lines[1]
         elif phase == battle.ACTIONS:
             styles = [draw.DIM] * len(free)
-            lines[0] = "%s actions:" % player
+            bought = battle.bought(game)  # the players' table, when it is on (BG-11)
+            lines[0] = "%s %sactions:" % (player, "" if bought is None else "%d " % bought)
             lines[1] = short(game.aside)
             lines[2] = "OK: move heroes"
         elif phase == battle.OVER:
@@ -220,6 +221,7 @@ class BattleScreen(Screen):
         if button != OK:
             return None
         if phase == battle.ROLL:
+            game.rows()  # the printed board's rows per half: asked before the first roll (BG-13)
             app.session.play(battle.roll(game, app.randbelow))
         elif phase == battle.CHOOSE:
             app.session.play(battle.set_aside(self.options[self.cursor]))
@@ -238,7 +240,11 @@ class BattleScreen(Screen):
         elif phase == battle.OVER:
             if game.series_over():
                 return Confirm("New series?", "Start a new best of three?", _new_series)
-            app.session.play(battle.next_game(1 - game.winner))
+            # whoever finished setting up first starts, asked every game (BG-2)
+            names = [player_name(p) + " set up first" for p in (0, 1)]
+            return Pick(
+                "Next game", names, (0, 1), 0, lambda app, p: app.session.play(("next_game", (p,)))
+            )
         return None
 
     # -- drawing ------------------------------------------------------------------------------
@@ -295,8 +301,9 @@ def _heroes(app):
 
 
 class Heroes(ListScreen):
-    """Battle Actions: each hero's advance for the player whose turn it is; OK on a hero moves
-    it (UP advance, DOWN retreat), 'End turn' ends the turn (win check)."""
+    """Battle Actions: each hero's advance, the player whose turn it is first, then the
+    opponent's (an attack can push an enemy hero back: BG-12); OK on a hero moves it (UP
+    advance, DOWN retreat), 'End turn' ends the turn (win check)."""
 
     game_screen = True
 
@@ -311,10 +318,11 @@ class Heroes(ListScreen):
         player = game.player
         rows = game.rows()
         items = []
-        for hero in range(battle.HEROES):
-            advance = game.heroes[player][hero]
-            mark = " >" if advance >= rows else ""
-            items.append("Hero %d: %d%s" % (hero + 1, advance, mark))
+        for side in (player, 1 - player):
+            for hero in range(battle.HEROES):
+                advance = game.heroes[side][hero]
+                mark = " >" if advance >= rows else ""
+                items.append("%s H%d: %d%s" % (player_name(side), hero + 1, advance, mark))
         if game.phase == battle.ACTIONS:
             items.append("End turn")
         self.items = items
@@ -335,24 +343,26 @@ class Heroes(ListScreen):
     def choose(self, app, index):
         """Move a hero or end the turn."""
         game = app.session.game
-        if index >= battle.HEROES:
+        if index >= 2 * battle.HEROES:
             app.session.play(battle.end_turn())
             return POP
         if game.phase != battle.ACTIONS:
             app.show_toast("Only in actions")
             return None
-        return Move(app, index)
+        side = game.player if index < battle.HEROES else 1 - game.player
+        return Move(app, side, index % battle.HEROES)
 
 
 class Move(Screen):
-    """Move one hero: UP advances, DOWN retreats (each an event), OK/BACK done. Shows the
-    hero's column on the battlefield (both halves)."""
+    """Move one hero of either side: UP advances, DOWN retreats (each an event), OK/BACK done.
+    Shows the hero's column on the battlefield (both halves, the moving side's at the bottom)."""
 
     game_screen = True
 
-    def __init__(self, app, hero):
+    def __init__(self, app, side, hero):
         super().__init__()
         self.app = app
+        self.player = side  # the side whose hero moves
         self.hero = hero
         self.text = ""
         self.on_event(app)
@@ -360,26 +370,26 @@ class Move(Screen):
     def on_event(self, app):
         """Rebuild the text."""
         game = app.session.game
-        self.text = "Hero %d: %d" % (self.hero + 1, game.heroes[game.player][self.hero])
+        side = self.player
+        self.text = "%s H%d: %d" % (player_name(side), self.hero + 1, game.heroes[side][self.hero])
         self.dirty = True
 
     def on_button(self, app, button):
         """Advance, retreat or done."""
-        game = app.session.game
         if button == UP:
-            app.session.play(battle.advance(game.player, self.hero))
+            app.session.play(battle.advance(self.player, self.hero))
         elif button == DOWN:
-            app.session.play(battle.retreat(game.player, self.hero))
+            app.session.play(battle.retreat(self.player, self.hero))
         elif button == OK or button == BACK:
             return POP
         return None
 
     def draw(self, canvas):
-        """The battlefield: 5 columns, 2 halves of `rows` rows; this player's heroes filled,
-        the opponent's outlined; the moving hero's column framed."""
+        """The battlefield: 5 columns, 2 halves of `rows` rows; the moving side's heroes
+        filled, the other side's outlined; the moving hero's column framed."""
         game = self.app.session.game
         rows = game.rows()
-        player = game.player
+        player = self.player
         draw.title(canvas, self.text)
         total = 2 * rows
         cell = min(10, 52 // total)

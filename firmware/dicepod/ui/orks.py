@@ -7,11 +7,23 @@ from micropython import const
 
 from dicepod.rules import orks as rules
 from dicepod.ui import draw
-from dicepod.ui.coop import ActionScreen, Status
+from dicepod.ui.coop import ActionScreen
 from dicepod.ui.lists import Pick
 from dicepod.ui.screen import Replace
 
 _MODIFIERS = const(("in the open", "cover +1", "Painboy +1", "cover+Painboy"))
+
+
+# Starting a game: dicepod.ui.turnorder (a passing module) plays the start event, and asks the
+# turn order when Command values are equal (OR-6).
+_START = const(
+    (
+        "dicepod.ui.turnorder.novice",
+        "dicepod.ui.turnorder.warrior",
+        "dicepod.ui.turnorder.veteran",
+        "dicepod.ui.turnorder.commander",
+    )
+)
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))
@@ -49,7 +61,7 @@ class OrksScreen(ActionScreen):
             self.title = "Rise of the Orks"
             lines.append("Difficulty?")
             for d in range(4):
-                actions.append((rules.DIFFICULTIES[d], ("start", (d,))))
+                actions.append((rules.DIFFICULTIES[d], _START[d]))
         elif phase == rules.WAVE:
             lines.append("Wave %d left" % game.wave_left)
             event = app.session.last_event
@@ -59,7 +71,9 @@ class OrksScreen(ActionScreen):
                 lines.append("to breach")
             lines.append("Reserves %d" % game.reserves.total)
             if game.wave_left:
-                actions.append(("Add Ork", _add))
+                # the players may draw the real token and enter it (DK-2)
+                real = game.settings.get("orks.real_draws")
+                actions.append(("Add Ork", "dicepod.ui.drawn.orks_token" if real else _add))
             else:
                 actions.append(("Terminators", "next"))
         elif phase == rules.TERMINATOR_PHASE:
@@ -69,10 +83,17 @@ class OrksScreen(ActionScreen):
             if game.stood_up:
                 lines.append("Heroes All: up!")
             lines.append(self.note(app))
-            actions.append(("Attack", _attack))
+            if game.attacks_left:
+                actions.append(("Attack", _attack))
+            if game.moves_left:
+                actions.append(("Move", "move"))
             actions.append(("Next Terminator", "next"))
-            actions.append(("Heal 1 (start)", _heal))
+            if not game.healed:
+                actions.append(("Heal 1 (start)", _heal))
             actions.append(("Supply token", _supply))
+            if game.attacks_left:
+                # a supply card's Toughness (OR-14)
+                actions.append(("Card attack", "dicepod.ui.drawn.orks_card_attack"))
         elif phase == rules.ORK_PHASE:
             lines.append("Ork Action phase")
             lines.append(self.note(app))
@@ -87,20 +108,20 @@ class OrksScreen(ActionScreen):
                 self.result = "DEFEAT"
                 lines.append("No grit left" if game.result == rules.LOST_GRIT else "Reactors lost")
             for d in range(4):
-                actions.append((rules.DIFFICULTIES[d], ("start", (d,))))
+                actions.append((rules.DIFFICULTIES[d], _START[d]))
         bits = game.reminders()
         for bit, text in rules.REMINDERS:
             if bits & bit:
                 lines.append("!" + text[:15])
         if rules.SETUP != phase != rules.OVER:
-            actions.append(("Ork hits", _hit))
-            actions.append(("Damage", _damage))
+            actions.append(("Ork hits", "dicepod.ui.orkhits.hit"))
+            actions.append(("Damage", "dicepod.ui.orkhits.damage"))
             actions.append(("Reactor smashed", "smash"))
             actions.append(("Destroyed (card)", _destroy))
             if game.supply_kept:
                 actions.append(("Play supply", "play_supply"))
-            actions.append(("Terminators", _status))
-            actions.append(("Board/reserves", _board))
+            actions.append(("Terminators", "dicepod.ui.coopstatus.orks_terminators"))
+            actions.append(("Board/reserves", "dicepod.ui.coopstatus.orks_board"))
         self.lines = lines
         return actions
 
@@ -192,8 +213,9 @@ def _attack(app):
     return Pick("Attack", labels, values, 0, _attack_where)
 
 
-def _attack_where(app, kind):
-    app.session.game.toughness(kind)  # ask for a missing Toughness before anything is rolled
+def _attack_where(app, kind, tough=0):
+    if not tough:
+        app.session.game.toughness(kind)  # ask for a missing Toughness before anything is rolled
     labels = list(_MODIFIERS)
     values = [0, 1, 2, 3]
     if not app.session.game.board[rules.PAINBOY] or kind == rules.PAINBOY:
@@ -201,7 +223,8 @@ def _attack_where(app, kind):
         values = values[:2]
 
     def roll(app, value):
-        app.session.play(rules.attack(kind, app.randbelow, value & 1, value >> 1))
+        event = rules.attack(kind, app.randbelow, value & 1, value >> 1)
+        app.session.play((event[0], event[1] + (tough,)) if tough else event)
 
     return Replace(Pick(short(rules.KINDS[kind]) + " in", labels, values, 0, roll))
 
@@ -213,60 +236,3 @@ def _destroy(app):
 
 def _do_destroy(app, kind):
     app.session.play(("destroy", (kind,)))
-
-
-def _standing(game):
-    labels = []
-    values = []
-    for t in range(5):
-        if game.damage[t] < 5:
-            labels.append("%s %d/5" % (rules.TERMINATORS[t], game.damage[t]))
-            values.append(t)
-    return labels, values
-
-
-def _hit(app):
-    labels, values = _standing(app.session.game)
-    return Pick("Ork hits", labels, values, 0, _hit_by)
-
-
-def _hit_by(app, t):
-    def hit(app, kind):  # which Ork kind hits Terminator t (its damage from the settings)
-        app.session.game.ork_damage(kind)
-        app.session.play(("hit", (t, kind)))
-
-    return Replace(Pick("Hit by", list(rules.KINDS), list(range(10)), 0, hit))
-
-
-def _damage(app):
-    labels, values = _standing(app.session.game)
-    return Pick("Damage to", labels, values, 0, _damage_amount)
-
-
-def _damage_amount(app, t):
-    def deal(app, n):  # how much damage (1..5)
-        app.session.play(("damage", (t, n)))
-
-    return Replace(Pick("Damage", ["1", "2", "3", "4", "5"], [1, 2, 3, 4, 5], 0, deal))
-
-
-def _status(app):
-    game = app.session.game
-    items = []
-    for i in range(5):
-        t = game.order[i]
-        items.append("%-9s%d/5 K%d" % (rules.TERMINATORS[t][:9], game.damage[t], game.kills[t]))
-    items.append("Supply deck %d" % game.supply_deck)
-    items.append("kept %d tokens %d" % (game.supply_kept, game.supply_tokens))
-    return Status("Terminators", items)
-
-
-def _board(app):
-    game = app.session.game
-    items = []
-    for k in range(10):
-        if game.board[k] or game.reserves.counts[k]:
-            items.append(
-                "%-9s%2d %2d" % (short(rules.KINDS[k]), game.board[k], game.reserves.counts[k])
-            )
-    return Status("Kind board res", items)

@@ -27,8 +27,23 @@ _D3P1 = const(9)
 _CLEAR = const(10)
 _ACTIONS = const(11)
 
-# Modifier sources offered (event names must be ASCII words; the rulebook lets any source).
-SOURCES = ("cover", "range", "ability", "card", "terrain", "other")
+# Modifier sources offered (event names must be ASCII words; the rulebook lets any source):
+# sources with different names add up, one name counts once, so the list holds several
+# abilities, items and effects (TS-7: +1 from one ability and -1 from another).
+SOURCES = (
+    "ability1",
+    "ability2",
+    "ability3",
+    "item1",
+    "item2",
+    "effect1",
+    "effect2",
+    "cover",
+    "range",
+    "terrain",
+    "card",
+    "other",
+)
 _TN_LABELS = const(("- (no test)", "2+", "3+", "4+", "5+", "6+"))
 _TN_VALUES = const((0, 2, 3, 4, 5, 6))
 
@@ -114,9 +129,9 @@ class TestsScreen(Screen):
         elif self.view == "d3":
             lines.append("D3+1" if game.d3_plus else "D3")
             lines.append("from a %d" % game.d3_face)
-        elif game.n_dice and game.tn_final is not None:
+        elif game.n_dice and game.roll_tn is not None:
             lines.append("%d of %d hit" % (game.successes, game.n_dice))
-            _tn, each, dist = game.odds()
+            _tn, each, dist = game.odds(tn=game.roll_tn)  # the roll's own TN (TS-6)
             nums, den = dist
             at_least = 0
             for k in range(game.successes, len(nums)):
@@ -236,15 +251,17 @@ class TestsScreen(Screen):
                 y += 9
         else:
             n = game.n_dice
-            hit = game.tn_final
+            hit = game.roll_tn  # the TN the dice were rolled at (TS-6)
             if n <= 6:
                 for i in range(n):
-                    style = draw.ASIDE if hit and tn.is_success(game.dice[i], hit) else draw.DIM
+                    lit = hit and tn.is_success(game.dice[i], hit)
+                    style = draw.ASIDE if lit else draw.DIM
                     draw.die(canvas, 1 + i * 21, 11, game.dice[i], style)
                 y = 33
             else:
                 for i in range(n):
-                    style = draw.ASIDE if hit and tn.is_success(game.dice[i], hit) else draw.DIM
+                    lit = hit and tn.is_success(game.dice[i], hit)
+                    style = draw.ASIDE if lit else draw.DIM
                     draw.die(canvas, 1 + (i % 9) * 14, 10 + (i // 9) * 12, game.dice[i], style, 11)
                 y = 11 + ((n + 8) // 9) * 12
             for line in self.lines:

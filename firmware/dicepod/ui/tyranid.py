@@ -2,15 +2,10 @@
 current Marine's actions, attacks (HIT/MISS with the die), the reinforcements bag, wounds and
 special cards, the infestation deck count, the level result and the campaign. Pure."""
 
-from micropython import const
-
 from dicepod.rules import tyranid as rules
 from dicepod.ui import draw
 from dicepod.ui.coop import ActionScreen, Status
-from dicepod.ui.lists import ListScreen, Pick
-from dicepod.ui.screen import POP
-
-_STATUS = const(("ok", "WND", "OUT"))
+from dicepod.ui.lists import Pick
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))
@@ -37,6 +32,9 @@ class TyranidScreen(ActionScreen):
         self.big = ""
         self.result = None
         board = "Board T%d G%d L%d" % (game.board[0], game.board[1], game.board[2])
+        # the players may draw the real cards and counters and enter them (DK-2)
+        real = game.phase != rules.SETUP and game.real_draws()
+        place = "dicepod.ui.drawn.tyranid_counter" if real and game.bag.total else _place
         if phase == rules.SETUP:
             self.title = "Tyranid Attack!"
             lines.append("Choose a level")
@@ -52,7 +50,7 @@ class TyranidScreen(ActionScreen):
                 actions.append(("Roll Lictor", _lictor))
             else:
                 lines.append("%d to draw" % game.setup_left)
-                actions.append(("Draw counter", _place))
+                actions.append(("Draw counter", place))
             lines.append(self.note(app))
             lines.append(board)
         elif phase == rules.PLAY:
@@ -78,11 +76,13 @@ class TyranidScreen(ActionScreen):
                 lines.append("Deck %d cards" % game.activation.n_pile)
             lines.append(self.note(app))
             lines.append(board)
+            deck_out = game.level == 1 and not game.infestation_out
             if game.infestation_out:
                 actions.append(("Exit tile count", _exit))
             elif game.needs_shuffle():
                 actions.append(("New round", _shuffle))
             elif game.current >= 0:
+                # his whole turn, the round's last card too (TY-4)
                 actions.append(("Move", "move"))
                 actions.append(("Attack", _attack))
                 actions.append(("Other action", "action"))
@@ -90,8 +90,15 @@ class TyranidScreen(ActionScreen):
                     actions.append(("Console", _console))
                 actions.append(("End turn", "end_turn"))
             else:
-                actions.append(("Reveal card", _activate))
-            actions.append(("Place Tyranid", _place))
+                if deck_out and not game.infestation_left:
+                    # the count says 0, the real deck decides (TY-9)
+                    actions.append(("Deck ran out", "deck_out"))
+                    deck_out = False
+                actions.append(
+                    ("Reveal card", "dicepod.ui.drawn.tyranid_card" if real else _activate)
+                )
+            actions.append(("Free attack", _free_attack))  # no action spent (TY-5)
+            actions.append(("Place Tyranid", place))
             actions.append(("Wound Marine", _wound))
             actions.append(("Special card", _special))
             actions.append(("Team", _team))
@@ -99,6 +106,8 @@ class TyranidScreen(ActionScreen):
             actions.append(("Destroyed", _destroy))
             actions.append(("Returned", _return))
             actions.append(("+Tyranid card", "add_tyranid_card"))
+            if deck_out:
+                actions.append(("Deck ran out", "deck_out"))
             if game.level == 1 and not game.infestation_out:
                 actions.append(("End: exit count", _exit))
             elif game.level > 1:
@@ -163,45 +172,14 @@ class TyranidScreen(ActionScreen):
 
 
 def _start(level, campaign):
-    """Start a level (or a campaign): choose the team first."""
-    return lambda app: Team(level, campaign)
+    """Start a level (or a campaign): choose the team first (a passing screen of its own)."""
 
+    def team(app):  # a passing screen of its own (dicepod.ui.team)
+        from dicepod.ui.team import Team
 
-class Team(ListScreen):
-    """Choose the 4 Marines: OK toggles one; 'Start' when four are chosen."""
+        return Team(level, campaign)
 
-    def __init__(self, level, campaign):
-        super().__init__("", [])
-        self.level = level
-        self.campaign = campaign
-        self.chosen = [True, True, True, True, False]
-        self.refresh()
-
-    def refresh(self):
-        """Rows with check marks."""
-        items = []
-        for m in range(5):
-            items.append(("[x] " if self.chosen[m] else "[ ] ") + rules.MARINES[m])
-        items.append("Start")
-        self.items = items
-        self.title = "Team %d/4 L%d%s" % (
-            sum(1 for c in self.chosen if c),
-            self.level,
-            " camp" if self.campaign else "",
-        )
-        self.dirty = True
-
-    def choose(self, app, index):
-        """Toggle, or start the level."""
-        if index < 5:
-            self.chosen[index] = not self.chosen[index]
-            self.refresh()
-            return None
-        team = tuple(m for m in range(5) if self.chosen[m])
-        if len(team) != rules.TEAM:
-            raise ValueError("choose 4 Marines")
-        app.session.play(("start", (self.level, self.campaign) + team))
-        return POP
+    return team
 
 
 def _play_with(kind):
@@ -222,9 +200,12 @@ def _shuffle(app):
 
 
 def _activate(app):
+    return _reveal(app, rules.activate(app.session.game)[1][0])
+
+
+def _reveal(app, card):
     game = app.session.game
-    event = rules.activate(game)
-    card = event[1][0]
+    event = ("activate", (card,))
     if card != rules.TYRANID_CARD and game.status[card] != rules.OUT:
         # ask for the Marine's missing actions before playing: the game folds nothing again
         game.actions(card)
@@ -235,48 +216,42 @@ def _console(app):
     app.session.play(rules.console(app.randbelow))
 
 
-def _targets(game):
+def _targets(game, attack=True):
     labels = []
     values = []
     for k in range(3):
         if game.board[k]:
             labels.append("%s (%d)" % (rules.KINDS[k], game.board[k]))
             values.append(k)
-    if game.level == 3 and not game.prime_destroyed:
+    if attack and game.level == 3 and not game.prime_destroyed:
         labels.append("Prime %d/%d" % (game.prime_damage, game.prime_wounds()))
         values.append(rules.PRIME)
     return labels, values
 
 
-def _attack(app):
+def _attack(app, free=False):
     labels, values = _targets(app.session.game)
     if not values:
         raise ValueError("no targets")
-    return Pick("Attack", labels, values, 0, _do_attack)
+
+    def then(app, target):
+        app.session.game.resilience(target)  # ask for a missing resilience before rolling
+        app.session.play(rules.attack(target, app.randbelow, free))
+
+    return Pick("Free attack" if free else "Attack", labels, values, 0, then)
 
 
-def _do_attack(app, target):
-    app.session.game.resilience(target)  # ask for a missing resilience before rolling
-    app.session.play(rules.attack(target, app.randbelow))
-
-
-def _on_board(game):
-    labels = []
-    values = []
-    for k in range(3):
-        if game.board[k]:
-            labels.append("%s (%d)" % (rules.KINDS[k], game.board[k]))
-            values.append(k)
-    return labels, values
+def _free_attack(app):
+    return _attack(app, True)
 
 
 def _destroy(app):
-    labels, values = _on_board(app.session.game)
+    labels, values = _targets(app.session.game, False)
     return Pick("Destroyed", labels, values, 0, _play_with("destroy"))
 
 
 def _return(app):
-    labels, values = _on_board(app.session.game)
+    labels, values = _targets(app.session.game, False)
     return Pick("Back to bag", labels, values, 0, _play_with("return"))
 
 
@@ -305,17 +280,20 @@ def _special(app):
 
 
 def _team(app):
+    """Tyranid Attack!: the team, each Marine's side and special cards."""
     game = app.session.game
     items = []
     for m in range(5):
         if game.in_play[m]:
             items.append(
-                "%-8s%s S%d" % (rules.MARINES[m], _STATUS[game.status[m]], game.specials[m])
+                "%-8s%s S%d"
+                % (rules.MARINES[m], ("ok", "WND", "OUT")[game.status[m]], game.specials[m])
             )
     return Status("Team", items)
 
 
 def _bag(app):
+    """Tyranid Attack!: the reinforcements bag and the board, by kind."""
     game = app.session.game
     items = []
     for k in range(3):
@@ -325,22 +303,27 @@ def _bag(app):
     return Status("Bag %d" % game.bag.total, items)
 
 
+def _play_exit(app, n):
+    app.session.play(("exit", (n,)))
+
+
 def _exit(app):
+    """How many Marines stand on the exit tile (Level 1's end)."""
     game = app.session.game
     standing = game.marines_standing() if game.console_open else 0
     labels = ["%d Marines" % n for n in range(standing + 1)]
-    return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _play_with("exit"))
+    return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _play_exit)
 
 
 def _next_level(app):
+    """The campaign's next level, with its reinforcement if one may come."""
     game = app.session.game
     labels = ["No reinforcement"]
     values = [-1]
-    if game.lost_this_level and not game.reinforced:
-        for m in range(5):
-            if not game.in_play[m]:
-                labels.append("+ " + rules.MARINES[m])
-                values.append(m)
+    m = game.reserve()  # only the unused Marine, after a loss (TY-14)
+    if m >= 0:
+        labels.append("+ " + rules.MARINES[m])
+        values.append(m)
     return Pick("Next level", labels, values, 0, _do_next)
 
 

@@ -1,7 +1,9 @@
 """`dicepod odds WHAT`: exact odds from the firmware's own rules.
 
-`dicepod odds bust --reroll M [--kept V ...] [--kept-can-score] [--json]`: the Battle Game's
-exact bust probability (dicepod.rules.odds) for re-rolling M dice next to the kept dice.
+`dicepod odds bust --reroll M [--kept V ...] [--kept-can-score [yes|no]] [--json]`: the
+Battle Game's exact bust probability (dicepod.rules.odds) for re-rolling M dice next to the kept
+dice, under either reading of "kept dice alone can score" (docs/RULES.md BG-9): the bare flag
+means yes, and without it the device's default (yes, the literal reading) holds.
 
 Plugging in more subcommands: each is a module with the shape of a verb (HELP,
 add_arguments(parser), run(args) -> int). `bust` lives here; `test` (target-number tests) is
@@ -18,7 +20,7 @@ import importlib.util
 import json
 import sys
 
-from dicepod.rules import odds
+from dicepod.rules import battle, odds
 from dicepod.rules.fraction import text as fraction_text
 from dicepod_host.errors import UsageError
 
@@ -49,6 +51,14 @@ def _die(word):
     return value
 
 
+def _device_default() -> int:
+    """The device's default for battle.kept_can_score (1 = yes)."""
+    for spec in battle.SETTINGS:
+        if spec[0] == battle.KEPT_CAN_SCORE and spec[1] is not None:
+            return spec[1]
+    raise LookupError(battle.KEPT_CAN_SCORE)
+
+
 def _add_bust(sub):
     parser = sub.add_parser("bust", help=_BUST_HELP, description=_BUST_HELP)
     parser.add_argument("--reroll", required=True, type=_count, metavar="M", help="dice re-rolled")
@@ -57,9 +67,13 @@ def _add_bust(sub):
     )
     parser.add_argument(
         "--kept-can-score",
-        action="store_true",
-        help='setting "kept dice alone can score: yes" (default: no, a scoring roll must use a '
-        "re-rolled die)",
+        nargs="?",
+        const="yes",
+        default=None,
+        choices=("yes", "no"),
+        help='setting "kept dice alone can score": yes (the bare flag; kept dice are part of '
+        "the new roll) or no (a scoring roll must use a re-rolled die); default: the device's "
+        "(%s)" % ("yes" if _device_default() else "no"),
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(_odds_run=run_bust)
@@ -98,7 +112,10 @@ def run_bust(args: argparse.Namespace) -> int:
         raise UsageError("--reroll must be 1 to 6 dice, not %d" % m)
     if m + len(kept) > 6:
         raise UsageError("too many dice: %d re-rolled + %d kept (at most 6)" % (m, len(kept)))
-    setting = 1 if args.kept_can_score else 0
+    if args.kept_can_score is None:
+        setting = _device_default()
+    else:
+        setting = 1 if args.kept_can_score == "yes" else 0
     fraction = odds.bust(m, kept, setting)
     if args.json:
         obj = {

@@ -1,0 +1,33 @@
+"""Rise of the Orks' read-only status lists (the Terminators, the board and reserves): a
+passing module, imported when one is opened (an action named "dicepod.ui.coopstatus.<name>",
+see dicepod.ui.coop.ActionScreen). Pure."""
+
+from dicepod.ui.coop import Status
+
+
+def orks_terminators(app):
+    """Rise of the Orks: the Terminators in turn order, damage and kills, and the supply."""
+    from dicepod.rules import orks as rules
+
+    game = app.session.game
+    items = []
+    for i in range(5):
+        t = game.order[i]
+        items.append("%-9s%d/5 K%d" % (rules.TERMINATORS[t][:9], game.damage[t], game.kills[t]))
+    items.append("Supply deck %d" % game.supply_deck)
+    items.append("kept %d tokens %d" % (game.supply_kept, game.supply_tokens))
+    return Status("Terminators", items)
+
+
+def orks_board(app):
+    """Rise of the Orks: each kind on the board and in the reserves."""
+    from dicepod.rules import orks as rules
+
+    game = app.session.game
+    items = []
+    for k in range(10):
+        if game.board[k] or game.reserves.counts[k]:
+            items.append(
+                "%-9s%2d %2d" % (rules.KINDS[k][:8], game.board[k], game.reserves.counts[k])
+            )
+    return Status("Kind board res", items)

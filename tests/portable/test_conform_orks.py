@@ -1,0 +1,155 @@
+"""Rise of the Orks against its rules, one case per rule id of docs/RULES.md (OR-n, DK-n): each
+plays the rule through dicepod.rules.orks, and where a player meets it on the screen, through
+the app with button presses. Portable: CPython (pytest) and real MicroPython."""
+
+from app_board import DOWN, OK, Board, act, menu, press, top
+from checks import raises
+from seeded import scripted
+
+from dicepod.rules import orks as ok
+from dicepod.settings import Settings
+
+# The players' datasheets and tokens (test values: the rulebook does not print them). Magmus
+# and Lucian share a Command value.
+CARDS = {
+    "orks.command_magmus": 7,
+    "orks.command_stormheart": 5,
+    "orks.command_lucian": 7,
+    "orks.command_etrus": 6,
+}
+for _kind in ("boy", "nob", "meganob", "burna", "kommando", "mek", "bigmek", "painboy"):
+    CARDS["orks.tough_" + _kind] = 4
+    CARDS["orks.damage_" + _kind] = 1
+CARDS["orks.tough_weirdboy"] = CARDS["orks.tough_warboss"] = 5
+CARDS["orks.damage_weirdboy"] = CARDS["orks.damage_warboss"] = 2
+MAGMUS, ANGELUS, STORMHEART, LUCIAN, ETRUS = 0, 1, 2, 3, 4
+NOB, KOMMANDO = 1, 4  # Ork kinds (ok.KINDS order)
+
+
+def _game():
+    """A Novice game in its first Terminator phase (Lucian's Command 8: no tie, so the order
+    is Angelus, Lucian, Magmus, Etrus, Stormheart)."""
+    values = dict(CARDS)
+    values["orks.command_lucian"] = 8
+    game = ok.Game(Settings(ok.SETTINGS, values))
+    game.apply(("start", (ok.NOVICE,)))
+    for i in range(5):
+        game.apply(("add", (ok.BOY if i < 4 else NOB, i + 1)))
+    game.apply(("next", ()))  # the Terminator Action phase
+    return game
+
+
+def test_OR_6_equal_command_values_the_players_choose_the_order():
+    game = ok.Game(Settings(ok.SETTINGS, CARDS))
+    assert raises(game.apply, ("start", (ok.NOVICE,)))  # the device does not decide
+    # highest Command first: Angelus (9) before the tied pair
+    assert raises(game.apply, ("start", (ok.NOVICE, LUCIAN, ANGELUS, MAGMUS, ETRUS, 2)))
+    assert raises(game.apply, ("start", (ok.NOVICE, ANGELUS, LUCIAN, LUCIAN, ETRUS, 2)))
+    game.apply(("start", (ok.NOVICE, ANGELUS, LUCIAN, MAGMUS, ETRUS, STORMHEART)))
+    assert list(game.order) == [ANGELUS, LUCIAN, MAGMUS, ETRUS, STORMHEART]
+    other = ok.Game(Settings(ok.SETTINGS, CARDS))
+    other.apply(("start", (ok.NOVICE, ANGELUS, MAGMUS, LUCIAN, ETRUS, STORMHEART)))
+    assert list(other.order) == [ANGELUS, MAGMUS, LUCIAN, ETRUS, STORMHEART]
+    unique = dict(CARDS)
+    unique["orks.command_lucian"] = 8
+    alone = ok.Game(Settings(ok.SETTINGS, unique))
+    alone.apply(("start", (ok.NOVICE,)))  # no tie: nothing to ask
+    assert list(alone.order) == [ANGELUS, LUCIAN, MAGMUS, ETRUS, STORMHEART]
+
+
+def _app(extra=None):
+    from dicepod.app import App
+
+    app = App(Board(seed=4, randbelow=scripted([0, 1, 2, 3, 4] * 40)))
+    app.start()
+    values = dict(CARDS)
+    if extra:
+        values.update(extra)
+    for key in values:
+        app.session.change_setting(key, values[key])
+    menu(app, "orks")
+    return app
+
+
+def test_OR_6_on_the_screen_the_device_asks_who_goes_first():
+    app = _app()
+    act(app, "Novice")
+    assert top(app) == "Pick" and app.stack[-1].items == ["Magmus", "Lucian"]
+    press(app, DOWN, OK)  # Lucian first
+    assert top(app) == "OrksScreen" and app.session.game.phase == ok.WAVE
+    assert list(app.session.game.order) == [ANGELUS, LUCIAN, MAGMUS, ETRUS, STORMHEART]
+
+
+def test_OR_8_one_move_and_one_attack_a_turn_angelus_three():
+    game = _game()
+    assert game.current == ANGELUS
+    for _ in range(3):
+        game.apply(("move", ()))
+        game.apply(("attack", (ok.BOY, 1, 0, 0)))
+    assert raises(game.apply, ("move", ()))
+    assert raises(game.apply, ("attack", (ok.BOY, 6, 0, 0)))
+    game.apply(("next", ()))
+    assert game.current == LUCIAN
+    game.apply(("attack", (ok.BOY, 1, 0, 0)))  # Attack before Move: either order
+    assert raises(game.apply, ("attack", (ok.BOY, 6, 0, 0)))
+    game.apply(("move", ()))
+    assert raises(game.apply, ("move", ()))
+    game.apply(("next", ()))
+    game.apply(("next", ()))  # Magmus does neither: both optional
+    assert game.current == ETRUS and game.attacks_left == 1 and game.moves_left == 1
+
+
+def test_OR_10_the_starting_hex_heals_once_per_activation():
+    game = _game()
+    game.apply(("damage", (ANGELUS, 1)))
+    game.apply(("next", ()))
+    game.apply(("damage", (LUCIAN, 4)))
+    game.apply(("heal", (LUCIAN,)))
+    assert game.damage[LUCIAN] == 3
+    assert raises(game.apply, ("heal", (LUCIAN,)))  # not again in this activation
+    assert game.damage[LUCIAN] == 3
+
+
+def test_OR_14_a_supply_cards_toughness_on_the_screen():
+    app = _app({"orks.command_lucian": 8})
+    act(app, "Novice")
+    while app.session.game.wave_left:
+        act(app, "Add Ork")
+    act(app, "Terminators")
+    assert app.session.game.current == ANGELUS
+    act(app, "Card attack")  # "treat the next Ork token as Toughness 2"
+    press(app, OK)  # the first kind on the board
+    assert top(app) == "Pick" and app.stack[-1].title == "Card sets"
+    press(app, OK)  # Toughness 2 (the cursor starts there)
+    press(app, OK)  # in the open: the die rolls
+    event = app.session.last_event
+    assert event[0] == "attack" and len(event[1]) == 5 and event[1][4] == 2
+    assert app.session.game.last_hit == (event[1][1] >= 2)  # against 2, not the token's 4
+
+
+def test_OR_16_ork_hits_only_from_a_kind_on_the_board():
+    game = _game()
+    assert raises(game.apply, ("hit", (ANGELUS, ok.WARBOSS)))  # no Warboss on the board
+    game.apply(("hit", (ANGELUS, NOB)))
+    assert game.damage[ANGELUS] == 1
+
+
+def test_OR_16_on_the_screen_ork_hits_lists_the_kinds_on_the_board():
+    app = _app({"orks.command_lucian": 8})
+    act(app, "Novice")
+    while app.session.game.wave_left:
+        act(app, "Add Ork")
+    act(app, "Ork hits")
+    press(app, OK)  # the first standing Terminator
+    kinds = [ok.KINDS[k] for k in range(10) if app.session.game.board[k]]
+    assert top(app) == "Pick" and [i.split(" (")[0] for i in app.stack[-1].items] == kinds
+
+
+def test_DK_2_on_the_screen_the_players_enter_the_token_drawn():
+    app = _app({"orks.command_lucian": 8, "orks.real_draws": 1})
+    act(app, "Novice")
+    act(app, "Add Ork")
+    assert top(app) == "Pick" and app.stack[-1].items == ["Boy (20)", "Nob (5)", "Kommando (5)"]
+    press(app, DOWN, DOWN, OK)  # a Kommando came out of the pile
+    assert app.session.game.board[KOMMANDO] == 1 and app.session.game.reserves.counts[KOMMANDO] == 4
+    assert 1 <= app.session.game.last_breach <= 6
