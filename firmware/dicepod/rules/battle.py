@@ -59,10 +59,6 @@ _TABLE = const("battle.table")
 
 # The rule points RULES.md marks [open], each a setting (key, default, low, high, label;
 # docs/RULES.md BG-7, BG-9, BG-10, BG-13, BG-11). Rows per half is the printed board's: no
-# default, the device asks (BG-13). The Battle Actions table is off; what each kind of
-# scoring roll buys is the players' to enter (BG-11).
-# The rule points RULES.md marks [open], each a setting (key, default, low, high, label;
-# docs/RULES.md BG-7, BG-9, BG-10, BG-13, BG-11). Rows per half is the printed board's: no
 # default, the device asks (BG-13). The Battle Actions table is off; how many actions each
 # kind of scoring roll buys is the players' to enter (BG-11).
 SETTINGS = (
