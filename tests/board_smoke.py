@@ -39,11 +39,20 @@ for kind, name in ((0, "ssd1306"), (1, "sh1106")):
     assert oled.on and oled.image() == b.display.buffer, name
     assert oled.contrast == b.settings["device.bright"]
 
-    # A button through the fake pins: OK is GP12, active low.
+    # A button through the fake pins: UP is GP10 (acts on the press), OK is GP12 (a tap: acts
+    # on the release), active low.
     assert b.buttons.update(10) == 0
+    machine.press(board.BUTTON_PINS[0])
+    assert b.buttons.update(10) == 1
+    machine.release(board.BUTTON_PINS[0])
+    for _ in range(5):
+        b.buttons.update(10)
     machine.press(board.BUTTON_PINS[2])
-    assert b.buttons.update(10) == 4
+    assert b.buttons.update(10) == 0
+    for _ in range(5):
+        assert b.buttons.update(10) == 0
     machine.release(board.BUTTON_PINS[2])
+    assert b.buttons.update(10) == 4
     for _ in range(5):
         b.buttons.update(10)
 

@@ -19,13 +19,11 @@ from dicepod import journal
 from dicepod_host.cli import main
 
 SCRIPT = """\
-# Free roll: a new game, rolls, an undo from the game menu
+# Free roll: a new game, rolls, an undo (BACK held)
 DOWN 4
 OK
 OK 25
-LONG OK
-DOWN
-OK
+LONG BACK
 OK 10
 BACK
 # Battle Game: confirm a new game (ends the free game), then play it with OK

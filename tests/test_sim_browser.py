@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 from sim_reference import Reference, frame_ascii  # noqa: E402
 
 # (how, button): a Battle Game turn (enter, roll, set aside, stop, actions, heroes, done), back
-# to the menu, into Tests (a new game), target number 4+, roll, a long OK (the game menu), roll.
+# to the menu, into Tests (a new game), target number 4+, roll, a held OK (the game menu), roll.
 SCRIPT = [
     ("click", "OK"),  # Battle Game
     ("click", "OK"),  # the first roll asks the board's rows per half (docs/RULES.md BG-13)
@@ -72,7 +72,7 @@ SCRIPT = [
     ("click", "UP"),
     ("click", "UP"),  # the roll action
     ("click", "OK"),  # roll
-    ("hold", "OK"),  # held: rolls at once (the press), then the game menu (the long press)
+    ("hold", "OK"),  # held: the game menu (the hold does not roll first)
     ("click", "BACK"),  # close the menu
     ("click", "OK"),  # roll again
 ]
@@ -211,7 +211,7 @@ def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
         kinds = [(o["game"], o["event"][0]) for o in want]
         assert (1, "roll") in kinds and (1, "set_aside") in kinds and (1, "end_turn") in kinds
         assert (2, "new_game") in kinds and (2, "tn") in kinds
-        assert len([k for k in kinds if k == (2, "roll")]) == 3
+        assert len([k for k in kinds if k == (2, "roll")]) == 2  # the hold rolled nothing
 
         # The USB panel: the same events as the device under CPython, in a valid hash chain.
         got = panel_events(page)
@@ -221,7 +221,8 @@ def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
             assert obj["prev"] == prev, "chain broken at seq %d" % obj["seq"]
             prev = protocol.chain_hash(obj)
 
-        # The downloaded log is what `dicepod verify` accepts.
+        # The downloaded log is what `dicepod verify` accepts (the USB panel unfolded first).
+        page.click("#usbpanel summary")
         with page.expect_download() as info:
             page.click("#download")
         log = tmp_path / "sim.jsonl"
@@ -256,6 +257,57 @@ def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
     finally:
         context.close()
     assert outside == [], "the page fetched from outside the local server"
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_page_for_a_class(server, browser):
+    # A projector: the USB panel folded away, key hints, the display always on unless asked,
+    # full screen with the on-screen buttons and an overscan margin, BACK on a key full screen
+    # does not take (Backspace).
+    outside = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = open_page(context, server.url, outside)
+        assert page.evaluate("document.getElementById('usbpanel').open") is False
+        assert not page.is_visible("#usb")
+        keys = page.inner_text("#keys")
+        assert "Backspace" in keys and "held in a game: undo" in keys
+        # Idle for 10 minutes of device time: still lit (the device would be dark).
+        page.evaluate("window.dicepod.idle(600000)")
+        assert page.evaluate("[window.dicepod.powered, window.dicepod.contrast]") == [True, 207]
+        page.check("#powersave")  # asked for: dims at 30 s, off at 120 s, as the device
+        page.evaluate("window.dicepod.idle(40000)")
+        assert page.evaluate("window.dicepod.contrast") < 207
+        page.evaluate("window.dicepod.idle(90000)")
+        assert page.evaluate("window.dicepod.powered") is False
+        press(page, "click", "OK")  # wakes the display only
+        assert page.evaluate("window.dicepod.powered") is True
+        page.uncheck("#powersave")
+        ref = Reference(SEED)
+        check_screen(page, ref, "woken: still the menu")
+
+        page.click("#fullscreen")
+        page.wait_for_function("document.fullscreenElement !== null")
+        assert page.evaluate("document.fullscreenElement.className").startswith("device")
+        assert page.evaluate("document.fullscreenElement.classList.contains('overscan')")
+        for name in ("UP", "DOWN", "OK", "BACK"):  # the buttons are on screen in full screen
+            box = page.locator("[data-button=%s]" % name).bounding_box()
+            assert box and box["y"] + box["height"] <= 900 and box["width"] > 100, (name, box)
+        canvas = page.locator("#screen").bounding_box()
+        assert canvas["x"] >= 0.05 * 1280 and canvas["y"] >= 0.05 * 900  # the margin
+        press(page, "click", "OK")  # into the Battle Game
+        ref.press("OK", SETTLE_MS)
+        check_screen(page, ref, "full screen: the game")
+        page.keyboard.press("Backspace")  # BACK in full screen
+        ref.press("BACK", SETTLE_MS)
+        page.wait_for_timeout(SETTLE_MS)
+        check_screen(page, ref, "full screen: Backspace went back")
+        assert page.evaluate("document.fullscreenElement !== null")
+        assert page.evaluate("window.dicepod.errors") == []
+    finally:
+        context.close()
+    assert outside == []
 
 
 @pytest.mark.browser

@@ -116,7 +116,7 @@ import machine
 import oled_decode
 from seeded import Seeded
 from dicepod import app as app_module
-from dicepod.drivers import display
+from dicepod.drivers import buttons, display
 from dicepod.drivers.memstorage import MemoryStorage
 
 UP, DOWN, OK = 1, 2, 4
@@ -132,12 +132,23 @@ class NullI2C:
         return 0
 
 
-class Keys:
-    def __init__(self):
-        self.queue = []
+class Fingers:
+    down = 0
 
-    def update(self, dt_ms):
-        return self.queue.pop() if self.queue else 0
+
+class Pin:
+    # A button's pin, low while its finger is down (the firmware's driver reads it).
+
+    def __init__(self, fingers, bit):
+        self.fingers = fingers
+        self.bit = bit
+
+    def value(self):
+        return 0 if self.fingers.down & self.bit else 1
+
+
+# A tap, one pin state per 20 ms tick: down, bounce, down, released, bounce, up.
+TAP = (1, 0, 1, 0, 1, 0)
 
 
 class Board:
@@ -153,7 +164,8 @@ def series(seed, out):
         i2c.attach(0x3C, oled)
     b = Board()
     b.display = display.make(KIND, i2c)
-    b.buttons = Keys()
+    fingers = Fingers()
+    b.buttons = buttons.Buttons([Pin(fingers, 1 << i) for i in range(4)])
     b.randbelow = Seeded(seed).randbelow
     b.storage = MemoryStorage()
     b.power = None
@@ -183,8 +195,9 @@ def series(seed, out):
         cost[0] = 0
         if not NULL:
             i2c.clear()
-        b.buttons.queue.append(code)
-        a.tick(20)
+        for state in TAP:
+            fingers.down = code if state else 0
+            a.tick(20)
         a.tick(20)
         if NULL:
             spent = cost[0]

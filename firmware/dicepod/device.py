@@ -1,7 +1,8 @@
 """The device's own settings group ("device"): the same spec shape as the rules modules'
 SETTINGS (see dicepod/settings.py), listed by the Settings screen ("Device") and stored with the
 others; board.make() reads them at boot and Power.configure() applies the power ones at run time.
-Changing the display controller or the rotation takes effect at the next start. VALUE_NAMES
+Changing the display controller or the rotation takes effect at the next start. A time of 0
+is "never" (a display in a lesson stays on). VALUE_NAMES
 names the values of the multiple-choice ones for the settings screen.
 
 A module of its own (not the drivers package): the app loads it only while a settings screen
@@ -13,12 +14,14 @@ SETTINGS = (
     ("device.rotate", 0, 0, 1, "Upside down"),  # 1: panel mounted rotated 180; at restart
     ("device.battery", 0, 0, 1, "Battery fitted"),  # 1: show the level read from VSYS
     ("device.bright", 207, 1, 255, "Brightness"),  # OLED contrast while awake (0xCF default)
-    ("device.dim_s", 30, 5, 3600, "Dim after s"),  # idle seconds before dimming
-    ("device.off_s", 120, 10, 7200, "Off after s"),  # idle seconds before off + light sleep
+    ("device.dim_s", 30, 0, 3600, "Dim after seconds"),  # idle s before dimming; 0 never
+    ("device.off_s", 120, 0, 7200, "Off after seconds"),  # idle s before off + sleep; 0 never
 )
 
 VALUE_NAMES = (
     ("device.display", ("SSD1306", "SH1106")),
     ("device.rotate", ("No", "Yes")),
     ("device.battery", ("No", "Yes")),
+    ("device.dim_s", ("Never",)),  # 0 names "never"; other values are seconds
+    ("device.off_s", ("Never",)),
 )

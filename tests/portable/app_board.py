@@ -1,19 +1,26 @@
 """A test Board of the documented shape (docs/ARCHITECTURE.md) for the app and screen tests:
-a framebuf.FrameBuffer display with a counting show(), a button feeder, scripted or seeded
-randbelow, a list-of-lines storage, no USB. Runs on CPython (host/framebuf.py) and
-MicroPython alike."""
+a framebuf.FrameBuffer display with a counting show(), the firmware's real Buttons driver
+reading four pins a test's fingers press, scripted or seeded randbelow, a list-of-lines
+storage, no USB. Runs on CPython (host/framebuf.py) and MicroPython alike.
+
+Tests press buttons as fingers do (press(), hold()): the pin goes low with contact bounce, stays
+down, comes up with bounce, in 20 ms ticks as on the Pico; the driver turns that into the events
+the app sees. No test hands the app an event code a finger cannot make."""
 
 import framebuf
 from seeded import Seeded
+
+from dicepod.drivers.buttons import Buttons
 
 UP = 1
 DOWN = 2
 OK = 4
 BACK = 8
-LONG_UP = 16
-LONG_DOWN = 32
-LONG_OK = 64
-LONG_BACK = 128
+TICK_MS = 20  # the Pico's loop period; every tick of a press is one
+HOLD_MS = 700  # a hold: past the driver's 600 ms long-press time
+# A tap, one pin state per tick: down, a bounce up, down, released, a bounce down, up (the
+# driver's 30 ms lock-out spans each bounce; 80 ms down in all).
+_TAP = (1, 0, 1, 0, 1, 0)
 
 
 class LineStorage:
@@ -89,16 +96,31 @@ class Display(framebuf.FrameBuffer):
         pass
 
 
-class Buttons:
-    """update() returns the next queued bitmask (0 when the queue is empty)."""
+class Fingers:
+    """What the fingers hold down now: a bitmask in the driver's bit order (UP, DOWN, OK,
+    BACK)."""
 
     def __init__(self):
-        self.queue = []
+        self.down = 0
 
-    def update(self, dt_ms):
-        if self.queue:
-            return self.queue.pop(0)
-        return 0
+
+class Pin:
+    """One button's input pin: reads 0 while its finger presses it (active low, pull-up)."""
+
+    def __init__(self, fingers, bit):
+        self.fingers = fingers
+        self.bit = bit
+
+    def value(self):
+        return 0 if self.fingers.down & self.bit else 1
+
+    def irq(self, handler=None, trigger=0):
+        pass
+
+
+def buttons(fingers):
+    """The real driver on four pins the fingers press."""
+    return Buttons([Pin(fingers, 1 << i) for i in range(4)])
 
 
 class Power:
@@ -118,7 +140,8 @@ class Board:
 
     def __init__(self, storage=None, seed=1, randbelow=None, strict=True):
         self.display = Display()
-        self.buttons = Buttons()
+        self.fingers = Fingers()
+        self.buttons = buttons(self.fingers)
         self.rng = Seeded(seed)
         self.randbelow = randbelow or self.rng.randbelow
         self.storage = storage if storage is not None else LineStorage()
@@ -138,21 +161,61 @@ class Board:
         self.clock += ms
 
 
-def press(app, *codes):
-    """Press each button in turn (one tick each), then one idle tick. On a board with a
-    finger (tests/pico_sessions.FingerBoard) the finger presses instead: each code a hold
-    of the pin through the real buttons driver. On a strict board (the default) a crash
-    screen raises RuntimeError with the crash text."""
-    finger = getattr(app.board, "finger", None)
-    if finger is not None:
-        finger(app, codes)
-    else:
-        for code in codes:
-            app.board.buttons.queue.append(code)
-            app.tick(20)
-        app.tick(20)
+def _finger(app, button, states):
+    """Move one finger through pin states, one 20 ms tick each."""
+    if button not in (UP, DOWN, OK, BACK):
+        raise ValueError("a finger presses one of UP, DOWN, OK, BACK, not %r" % (button,))
+    fingers = app.board.fingers
+    for state in states:
+        if state:
+            fingers.down |= button
+        else:
+            fingers.down &= ~button
+        app.tick(TICK_MS)
+
+
+def _check(app):
     if app.board.strict and type(app.stack[-1]).__name__ == "CrashScreen":
         raise RuntimeError("crash: " + " | ".join(app.stack[-1].lines))
+
+
+def press(app, *buttons):
+    """Tap each button in turn (press with bounce, release with bounce), then one idle tick.
+    On a board with a finger of its own (tests/pico_sessions.FingerBoard) that finger taps
+    instead. On a strict board (the default) a crash screen raises RuntimeError with the crash
+    text."""
+    finger = getattr(app.board, "finger", None)
+    if finger is not None:
+        finger(app, buttons)
+    else:
+        for button in buttons:
+            _finger(app, button, _TAP)
+        app.tick(TICK_MS)
+    _check(app)
+
+
+def hold(app, button, ms=HOLD_MS):
+    """Press button with bounce, keep it down for ms, release it with bounce, one idle tick.
+    (A board's own finger is handed the button shifted left by 4: its hold.)"""
+    finger = getattr(app.board, "finger", None)
+    if finger is not None:
+        finger(app, (button << 4,))
+    else:
+        _finger(app, button, (1, 0) + (1,) * (ms // TICK_MS) + (0, 1, 0))
+        app.tick(TICK_MS)
+    _check(app)
+
+
+def hold_down(app, button, ms):
+    """Press button (with bounce) and keep it down for ms; release() lets it go."""
+    _finger(app, button, (1, 0) + (1,) * (ms // TICK_MS))
+
+
+def release(app, button):
+    """Let a held button come up (with bounce), then one idle tick."""
+    _finger(app, button, (0, 1, 0))
+    app.tick(TICK_MS)
+    _check(app)
 
 
 def idle(app, ticks=1, dt=20):
@@ -193,7 +256,6 @@ def menu(app, mode_or_row):
     for mode, mode_title in modes.MODES:
         if mode == mode_or_row:
             title = mode_title
-    press(app, LONG_UP)
     while screen.items[screen.cursor] != title:
         press(app, DOWN)
         guard += 1
@@ -202,6 +264,19 @@ def menu(app, mode_or_row):
     press(app, OK)
     if top(app) == "Confirm":  # ending the game in progress
         press(app, OK)
+
+
+def first(app):
+    """On a list: press UP until the first row is chosen (the list wraps around)."""
+    screen = app.stack[-1]
+    while screen.cursor != 0:
+        press(app, UP)
+
+
+def last(app):
+    """On a list: press UP from the first row once (wraps to the last)."""
+    first(app)
+    press(app, UP)
 
 
 def answer(app, snap=_nothing, presses=2):

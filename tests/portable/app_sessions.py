@@ -7,15 +7,14 @@ the screens worth a picture (the screenshot tool renders them; tests may count t
 from app_board import (
     BACK,
     DOWN,
-    LONG_BACK,
-    LONG_DOWN,
-    LONG_OK,
-    LONG_UP,
     OK,
     UP,
     _nothing,
     act,
     answer,
+    first,
+    hold,
+    last,
     menu,
     press,
     top,
@@ -46,8 +45,8 @@ def free_session(app, snap=_nothing):
     for _ in range(5):
         press(app, OK)
     snap("free_histogram")
-    press(app, LONG_BACK)
-    press(app, LONG_OK)
+    hold(app, BACK)  # undo the last roll
+    hold(app, OK)  # the game's menu
     snap("game_menu")
     press(app, OK)  # Fairness test
     press(app)
@@ -120,7 +119,7 @@ def battle_session(app, snap=_nothing, games=3):
             while app.stack[-1].cursor != len(app.stack[-1].items) - 1:  # End turn
                 press(app, DOWN)
             press(app, OK)
-    press(app, LONG_BACK)  # undo the last move, then back to the menu
+    hold(app, BACK)  # undo the last move, then back to the menu
     snap("battle_undone")
 
 
@@ -146,7 +145,8 @@ def tests_session(app, snap=_nothing):
     press(app, OK, OK, OK)  # cover +1
     for count in (3, 6, 15):
         goto(1)
-        press(app, OK, LONG_UP)
+        press(app, OK)
+        first(app)
         for _ in range(count - 1):
             press(app, DOWN)
         press(app, OK)
@@ -172,11 +172,13 @@ def tests_session(app, snap=_nothing):
     goto(10)
     press(app, OK)
     goto(2)
-    press(app, OK, LONG_UP, OK)  # a dash: no test
+    press(app, OK)
+    first(app)
+    press(app, OK)  # a dash: no test
     goto(0)
     press(app, OK)  # refused: the test does not exist
     snap("tests_dash")
-    press(app, LONG_BACK)
+    hold(app, BACK)
 
 
 def tyranid_session(app, snap=_nothing):
@@ -185,10 +187,12 @@ def tyranid_session(app, snap=_nothing):
     snap("tyranid_setup")
     act(app, "Level 1")
     snap("tyranid_team")
-    press(app, LONG_DOWN, OK)
+    last(app)
+    press(app, OK)
     _tyranid_play(app, snap, 400)
     act(app, "Level 3")
-    press(app, LONG_DOWN, OK)
+    last(app)
+    press(app, OK)
     snap("tyranid_placing")
     while app.session.game.phase == 1:
         act(app, "Draw counter")
@@ -316,7 +320,8 @@ def extras_session(app, snap=_nothing):
     snap("settings_edit")
     press(app, UP, OK)
     press(app, BACK)
-    press(app, LONG_DOWN, OK)  # Device
+    last(app)
+    press(app, OK)  # Device
     press(app, DOWN, DOWN, DOWN, OK)  # brightness
     press(app, DOWN, OK)
     press(app, BACK, BACK)

@@ -4,13 +4,13 @@ Battle Game's phases are in test_app_resume.py). Portable (plain asserts)."""
 
 from app_board import (
     DOWN,
-    LONG_DOWN,
     OK,
     UP,
     Board,
     act,
     answer,
     file_storage,
+    last,
     menu,
     press,
     screen_bytes,
@@ -73,7 +73,8 @@ def test_resume_coop_screens():
     menu(app, "tyranid")
     act(app, "Level 1")
     assert top(app) == "Team"
-    press(app, LONG_DOWN, OK)  # the first four Marines: Start
+    last(app)
+    press(app, OK)  # the first four Marines: Start
     assert top(app) == "TyranidScreen"
     for step in range(12):
         labels = [a[0] for a in app.stack[-1].actions]

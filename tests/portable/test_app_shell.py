@@ -6,14 +6,13 @@ journal line goes to the USB link. Portable (plain asserts)."""
 from app_board import (
     BACK,
     DOWN,
-    LONG_BACK,
-    LONG_OK,
     OK,
     UP,
     Board,
     LineStorage,
     act,
     answer,
+    hold,
     menu,
     press,
     top,
@@ -34,12 +33,14 @@ def test_undo_everywhere_refolds():
     menu(app, "free")
     press(app, OK, OK, OK)
     assert app.session.game.rolls == 3
-    press(app, LONG_BACK)
+    hold(app, BACK)
     assert app.session.game.rolls == 2
     assert app.toast == "Undone"
     kinds = journal_kinds(app)
     assert kinds[-1] == "undo"
-    press(app, LONG_BACK, LONG_BACK, LONG_BACK)
+    hold(app, BACK)
+    hold(app, BACK)
+    hold(app, BACK)
     assert app.session.game.rolls == 0
     assert app.toast == "Nothing to undo"  # never past the game's start
     assert app.session.game.settings.get("free.dice") == 6
@@ -107,7 +108,7 @@ def test_a_crash_is_journalled_and_restarts_cleanly():
     assert crash[1][1] == "test_app_shell.py" and crash[1][2] > 0
     press(app, BACK)
     assert top(app) == "FreeRoll" and app.session.game.rolls == 2  # resumed from the journal
-    press(app, LONG_BACK)  # undo steps over the crash record to the last roll
+    hold(app, BACK)  # undo steps over the crash record to the last roll
     assert app.session.game.rolls == 1
     assert journal_kinds(app)[-2:] == ["undo", "undo"]
 
@@ -191,7 +192,8 @@ def test_wake_press_is_swallowed_and_usb_gets_every_line():
 
         def update(self, dt_ms, active):
             woke = active and self.asleep
-            self.asleep = False
+            if active:
+                self.asleep = False
             return woke
 
     class Link:
@@ -223,7 +225,7 @@ def test_game_menu_and_history():
     app = _app()
     menu(app, "free")
     press(app, OK, OK)
-    press(app, LONG_OK)
+    hold(app, OK)
     assert top(app) == "GameMenu"
     items = app.stack[-1].items
     assert items[:2] == ["Fairness test", "Undo"]

@@ -3,6 +3,7 @@ entry (and a few presses inside each), with the I2C byte stream decoded back int
 fake OLED and compared with the frame buffer the screens drew, after every tick, for both
 controllers. Independent of the screens' layout: whatever they draw must arrive intact."""
 
+import app_board
 from checks import skip
 from seeded import Seeded
 
@@ -23,12 +24,9 @@ except ImportError:
 UP, DOWN, OK, BACK = 1, 2, 4, 8
 
 
-class _Keys:
-    def __init__(self):
-        self.queue = []
-
-    def update(self, dt_ms):
-        return self.queue.pop(0) if self.queue else 0
+# A tap and a hold as pin states, one per 20 ms tick (bounce on both edges; app_board's).
+_TAP = (1, 0, 1, 0, 1, 0)
+_HOLD = (1, 0) + (1,) * 35 + (0, 1, 0)
 
 
 class _Board:
@@ -44,7 +42,8 @@ def _session(kind):
     i2c.attach(0x3C, oled)
     b = _Board()
     b.display = display.make(kind, i2c)
-    b.buttons = _Keys()
+    fingers = app_board.Fingers()
+    b.buttons = app_board.buttons(fingers)
     b.randbelow = Seeded(9).randbelow
     b.storage = MemoryStorage()
     b.power = None
@@ -54,9 +53,14 @@ def _session(kind):
     a.start()
     checks = [0]
 
-    def tick(button=0):
+    def tick(button=0, states=_TAP):
         if button:
-            b.buttons.queue.append(button)
+            for state in states:  # the finger on the pin, then the tick checked below
+                fingers.down = button if state else 0
+                step()
+        step()
+
+    def step():
         before = i2c.writes
         a.tick(20)
         b.display.show()  # a no-op when the app flushed already
@@ -76,7 +80,7 @@ def _session(kind):
         for _ in range(4):
             tick(BACK)
         for _ in range(3):
-            tick(BACK << 4)  # long BACK: undo in a game, harmless elsewhere
+            tick(BACK, _HOLD)  # held BACK: undo in a game, harmless elsewhere
         for _ in range(3):
             tick(BACK)
     return checks[0], i2c.wire_bytes()

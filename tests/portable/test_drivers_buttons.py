@@ -1,6 +1,7 @@
-"""Buttons driver: first-edge presses with a lock-out window, long press, auto-repeat, all in
-virtual time with scripted raw states (and once through fake pins); no allocation per update
-under MicroPython."""
+"""Buttons driver: gestures as fingers make them. UP/DOWN act on the first edge and repeat;
+OK/BACK act on release (a tap) or once held past the long-press time (a hold, reported while
+still down, never with the tap). Lock-out against bounce, all in virtual time with scripted raw
+states and through fake pins; no allocation per update under MicroPython."""
 
 import gc
 
@@ -27,62 +28,92 @@ def _run(buttons, script, dt=10):
     return out
 
 
-def test_press_is_reported_in_the_update_that_sees_it():
+def test_up_down_are_reported_in_the_update_that_sees_them():
     b = Buttons()
     assert b.update(10, 0) == 0
-    assert b.update(10, OK) == OK  # no added latency
-    assert b.pressed() == OK
+    assert b.update(10, UP) == UP  # no added latency
+    assert b.pressed() == UP
+    b.update(10, 0)
+    b.update(40, 0)
+    assert b.update(10, DOWN) == DOWN
 
 
-def test_bounce_on_press_and_release_gives_one_press():
+def test_ok_tap_acts_on_release_not_on_press():
+    b = Buttons()
+    assert b.update(10, OK) == 0  # the press alone decides nothing
+    assert b.holding() == OK
+    for _ in range(10):
+        assert b.update(10, OK) == 0
+    assert b.update(10, 0) == OK  # released before the long press: a tap
+    assert b.holding() == 0
+
+
+def test_bounce_on_press_and_release_gives_one_tap():
     b = Buttons(lockout_ms=30)
     # press with 4 ms of contact bounce sampled every 1 ms, held, release with bounce
     script = [(OK, 1), (0, 1), (OK, 1), (0, 1), (OK, 50), (0, 1), (OK, 1), (0, 1), (OK, 1)]
     script += [(0, 100)]
     events = _run(b, script, dt=1)
-    assert events == [(1, OK)], events
+    assert events == [(55, OK)], events
     assert b.pressed() == 0
 
 
-def test_second_press_after_lockout_counts():
+def test_bounce_on_up_gives_one_press():
+    b = Buttons(lockout_ms=30)
+    script = [(UP, 1), (0, 1), (UP, 1), (0, 1), (UP, 50), (0, 1), (UP, 1), (0, 1), (UP, 1)]
+    events = _run(b, script + [(0, 100)], dt=1)
+    assert events == [(1, UP)], events
+
+
+def test_second_tap_after_lockout_counts():
     b = Buttons(lockout_ms=30)
     events = _run(b, [(OK, 5), (0, 5), (OK, 5), (0, 5)], dt=10)
-    assert events == [(10, OK), (110, OK)], events
+    assert events == [(60, OK), (160, OK)], events
 
 
 def test_release_shorter_than_lockout_is_ignored():
-    # A 20 ms "release" inside the lock-out window after a press is bounce, not a new press.
+    # A 20 ms "release" inside the lock-out window after a press is bounce, not a release.
     b = Buttons(lockout_ms=30)
-    events = _run(b, [(OK, 1), (0, 2), (OK, 10)], dt=10)
-    assert events == [(10, OK)], events
+    events = _run(b, [(OK, 1), (0, 2), (OK, 10), (0, 5)], dt=10)
+    assert events == [(140, OK)], events
 
 
-def test_long_press_once():
+def test_hold_reports_the_long_press_alone_while_still_down():
     b = Buttons(long_ms=600)
     events = _run(b, [(OK, 100), (0, 10)], dt=10)
-    assert events == [(10, OK), (610, OK << 4)], events
+    assert events == [(610, OK << 4)], events  # no tap before it, nothing on release
+    b2 = Buttons(long_ms=600)
+    _run(b2, [(OK, 60)], dt=10)  # held 590 ms after the press
+    assert b2.holding() == OK
+    assert b2.update(10, OK) == OK << 4  # the moment the hold crosses the threshold
+    assert b2.holding() == 0
+
+
+def test_release_just_before_the_long_time_is_a_tap():
+    b = Buttons(long_ms=600)
+    events = _run(b, [(OK, 60), (0, 10)], dt=10)
+    assert events == [(610, OK)], events
 
 
 def test_long_press_on_back_and_non_default_time():
     b = Buttons(long_ms=250)
-    events = _run(b, [(BACK, 30)], dt=10)
-    assert events == [(10, BACK), (260, BACK << 4)], events
+    events = _run(b, [(BACK, 30), (0, 5)], dt=10)
+    assert events == [(260, BACK << 4)], events
 
 
-def test_auto_repeat_for_up_down_only():
+def test_auto_repeat_for_up_down_and_no_long_press():
     b = Buttons(long_ms=600, repeat_delay_ms=400, repeat_ms=120)
     events = _run(b, [(UP, 100)], dt=10)
     times = [t for t, ev in events if ev & UP]
     assert times == [10, 410, 530, 650, 770, 890], times
-    longs = [t for t, ev in events if ev & (UP << 4)]
-    assert longs == [610], longs
+    assert [ev for _, ev in events if ev & ~UP] == []  # holding UP never makes a long press
     b2 = Buttons()
     events = _run(b2, [(OK, 100)], dt=10)
-    assert [ev for _, ev in events] == [OK, OK << 4]
+    assert [ev for _, ev in events] == [OK << 4]  # OK neither repeats nor taps
 
 
 def test_repeat_with_non_default_rates():
-    b = Buttons(repeat_delay_ms=200, repeat_ms=50, repeat_mask=DOWN | OK, long_ms=10_000)
+    b = Buttons(repeat_delay_ms=200, repeat_ms=50, repeat_mask=DOWN | OK, long_mask=BACK)
     events = _run(b, [(OK, 35)], dt=10)
     assert [t for t, _ in events] == [10, 210, 260, 310], events
 
@@ -90,8 +121,8 @@ def test_repeat_with_non_default_rates():
 def test_slow_tick_gives_at_most_one_repeat_per_update():
     b = Buttons()
     assert b.update(10, DOWN) == DOWN
-    ev = b.update(5000, DOWN)  # e.g. the loop stalled: one repeat and the long press
-    assert ev == DOWN | DOWN << 4
+    ev = b.update(5000, DOWN)  # e.g. the loop stalled: one repeat
+    assert ev == DOWN
     assert b.update(10, DOWN) == 0  # the schedule moved past now: no burst of repeats
     ev = 0
     for _ in range(12):
@@ -99,12 +130,25 @@ def test_slow_tick_gives_at_most_one_repeat_per_update():
     assert ev == DOWN
 
 
+def test_slow_tick_during_a_hold_gives_the_long_press_once():
+    b = Buttons()
+    assert b.update(10, BACK) == 0
+    assert b.update(5000, BACK) == BACK << 4
+    assert b.update(10, BACK) == 0
+    for _ in range(5):
+        assert b.update(10, 0) == 0
+
+
 def test_buttons_are_independent():
     b = Buttons()
     assert b.update(10, UP) == UP
-    assert b.update(10, UP | OK) == OK
-    assert b.update(10, UP | OK | BACK) == BACK
+    assert b.update(10, UP | OK) == 0
+    assert b.update(10, UP | OK | BACK) == 0
     assert b.pressed() == UP | OK | BACK
+    assert b.holding() == OK | BACK
+    b.update(30, UP | OK | BACK)
+    assert b.update(10, UP | BACK) == OK  # OK tapped while UP and BACK stay down
+    assert b.update(10, UP) == BACK
     for _ in range(10):
         b.update(10, 0)
     assert b.pressed() == 0
@@ -114,13 +158,27 @@ def test_reads_active_low_pins():
     pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (40, 41, 42, 43)]
     b = Buttons(pins)
     assert b.update(10) == 0  # pull-ups: nothing pressed
-    pins[2].drive(0)  # OK pressed (pin pulled to ground)
-    assert b.update(10) == OK
-    pins[2].release()
+    pins[0].drive(0)  # UP pressed (pin pulled to ground)
+    assert b.update(10) == UP
+    pins[0].release()
     for _ in range(5):
         assert b.update(10) == 0
-    pins[3].drive(0)
-    assert b.update(10) == BACK
+    pins[2].drive(0)  # OK: a tap, reported on release
+    assert b.update(10) == 0
+    for _ in range(5):
+        assert b.update(10) == 0
+    pins[2].release()
+    assert b.update(10) == OK
+    for _ in range(5):
+        b.update(10)
+    pins[3].drive(0)  # BACK held past the long-press time
+    events = 0
+    for _ in range(70):
+        events |= b.update(10)
+    assert events == BACK << 4
+    pins[3].release()
+    for _ in range(5):
+        assert b.update(10) == 0
 
 
 def test_arm_wake_sets_falling_edge_irq():
@@ -161,9 +219,14 @@ def test_mute_swallows_one_press_until_release():
     assert b.update(10, 0) == 0
     for _ in range(5):
         b.update(10, 0)
-    assert b.update(10, OK) == OK
+    assert b.update(10, UP) == UP
+    assert _run(b, [(0, 5)]) == []
+    b.mute()
+    assert b.update(10, OK) == 0
+    assert b.holding() == 0  # muted: no hold under way either
+    assert _run(b, [(OK, 5), (0, 5)]) == []  # the muted tap's release reports nothing
+    assert b.update(10, DOWN) == DOWN
+    assert _run(b, [(0, 5)]) == []
     b.mute()
     b.unmute()
-    for _ in range(5):
-        b.update(10, 0)
-    assert b.update(10, BACK) == BACK
+    assert _run(b, [(BACK, 5), (0, 5)]) == [(60, BACK)]

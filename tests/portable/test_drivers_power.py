@@ -1,8 +1,10 @@
 """Power policy in virtual time: dim, off and light sleep after idle, wake on activity (the
 waking press is flagged), no sleep on USB power, settings applied, battery level from VSYS."""
 
+from dicepod import device
 from dicepod.device import SETTINGS
 from dicepod.drivers.power import Power, percent_from_mv
+from dicepod.ui.ask import value_name
 
 try:
     import machine
@@ -118,6 +120,21 @@ def test_configure_applies_settings():
     assert p.is_off()
 
 
+def test_never_keeps_the_display_on():
+    d = _Display()
+    slept = []
+    p = Power(d, sleep=slept.append)
+    p.configure({"device.dim_s": 0, "device.off_s": 0})
+    _idle(p, 3 * 3600 * 1000, dt=1000)  # a whole lesson, untouched
+    assert not p.is_dim() and not p.is_off() and slept == []
+    assert ("off",) not in d.calls
+    p.configure({"device.dim_s": 0, "device.off_s": 60})  # never dims, but goes off
+    _idle(p, 60_000)
+    assert p.is_off() and not p.is_dim()
+    assert value_name(device, "device.off_s", 0) == "Never"
+    assert value_name(device, "device.off_s", 120) == "120"
+
+
 def test_battery_percent_curve():
     assert percent_from_mv(4300) == 100
     assert percent_from_mv(4200) == 100
@@ -203,4 +220,6 @@ def test_unmute_after_other_activity_keeps_next_press():
         p.update(100, False)
     assert p.is_off()
     assert p.update(10, True) is True  # e.g. the PC connected
-    assert keys.update(10, OK) == OK  # not swallowed: the screen was already on
+    assert keys.update(10, OK) == 0  # a tap of OK: decided on release
+    assert keys.update(50, 0) == 0
+    assert keys.update(10, 0) == OK  # not swallowed: the screen was already on

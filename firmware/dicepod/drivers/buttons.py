@@ -1,24 +1,29 @@
-"""Buttons: four active-low push buttons (to ground, internal pull-ups) turned into events.
+"""Buttons: four active-low push buttons (to ground, internal pull-ups) turned into gestures.
 
 Driver (shell code). `update(dt_ms, raw=None)` samples the pins (or takes `raw`, a bitmask of
-pressed buttons, from a test or the simulator) and returns a bitmask of new events:
+pressed buttons, from a test or the simulator) and returns a bitmask of new events. A hold never
+does the short action first:
 
-- UP=1, DOWN=2, OK=4, BACK=8: a press, reported on the first edge, in the same update that
-  sees it (debouncing adds no latency). After any accepted edge a button is locked out for
-  `lockout_ms` (default 30; contacts bounce for a few ms): changes inside the window are
-  ignored, so bounce never makes a double press, and a release is reported only if it lasts.
-- The same bit << 4 (16, 32, 64, 128): a long press, once, when a button has been held for
-  `long_ms` (default 600). The press event came first; a screen that gives a button a long
-  meaning too should make the short meaning harmless or undoable.
-- Auto-repeat for the buttons in `repeat_mask` (default UP|DOWN): while held, the press bit
+- The buttons in `long_mask` (default OK|BACK) have a short and a long meaning. A press reports
+  nothing on its edge; a release before `long_ms` (default 600) reports the press bit (UP=1,
+  DOWN=2, OK=4, BACK=8: a tap, "the hold is ruled out"); holding to `long_ms` reports the long
+  bit (the same bit << 4: 16, 32, 64, 128) at that moment, while the finger is still down, so
+  the screen shows the hold took, and the release that follows reports nothing.
+- The other buttons (UP, DOWN) act on the press edge, in the same update that sees it (no added
+  latency), and auto-repeat while held if in `repeat_mask` (default UP|DOWN): the press bit
   again after `repeat_delay_ms` (400) and then every `repeat_ms` (120); at most one repeat per
-  update, so a slow tick never floods the app.
+  update, so a slow tick never floods the app. They have no long press.
+- After any accepted edge a button is locked out for `lockout_ms` (default 30; contacts bounce
+  for a few ms): changes inside the window are ignored, so bounce never makes a double press,
+  and a release is taken only if it lasts.
 
-`pins` are four built machine.Pin inputs in bit order (UP, DOWN, OK, BACK), read as 0 when
-pressed; None when every update gets `raw`. Allocation-free after __init__ (small ints only).
-`arm_wake(handler)` sets a falling-edge IRQ on every pin so a press wakes machine.lightsleep.
-`mute()` (called by the power policy when the display goes off) swallows the events of the next
-press until it is released, so the press that wakes a dark screen does nothing else.
+`holding()` is the bitmask of long-capable buttons held now whose gesture is not decided yet
+(a screen may show that a hold is under way). `pins` are four built machine.Pin inputs in bit
+order (UP, DOWN, OK, BACK), read as 0 when pressed; None when every update gets `raw`.
+Allocation-free after __init__ (small ints only). `arm_wake(handler)` sets a falling-edge IRQ on
+every pin so a press wakes machine.lightsleep. `mute()` (called by the power policy when the
+display goes off) swallows the events of the next press until it is released, so the press that
+wakes a dark screen does nothing else.
 """
 
 from micropython import const
@@ -45,6 +50,7 @@ class Buttons:
         repeat_delay_ms=400,
         repeat_ms=120,
         repeat_mask=UP | DOWN,
+        long_mask=OK | BACK,
     ):
         self.pins = pins
         self.lockout_ms = lockout_ms
@@ -52,6 +58,7 @@ class Buttons:
         self.repeat_delay_ms = repeat_delay_ms
         self.repeat_ms = repeat_ms
         self.repeat_mask = repeat_mask
+        self.long_mask = long_mask
         self.state = 0  # debounced: bit set = held down
         self._lock = [0] * _COUNT  # ms of lock-out left per button
         self._held = [0] * _COUNT  # ms held since the press
@@ -92,10 +99,13 @@ class Buttons:
                 held[i] = 0
                 self._next_repeat[i] = self.repeat_delay_ms
                 self._long_done &= ~bit
-                events |= bit
+                if not self.long_mask & bit:
+                    events |= bit  # no long meaning: act on the press
             elif down and not (raw & bit):  # release edge
                 self.state &= ~bit
                 lock[i] = self.lockout_ms
+                if self.long_mask & bit and not self._long_done & bit:
+                    events |= bit  # a tap: released before the long press
             elif down:
                 events |= self._hold(i, bit, dt_ms)
         if self._mute:
@@ -120,10 +130,11 @@ class Buttons:
         if held[i] < _HELD_CAP:
             held[i] += dt_ms
         events = 0
-        if not (self._long_done & bit) and held[i] >= self.long_ms:
-            self._long_done |= bit
-            events |= bit << LONG_SHIFT
-        if self.repeat_mask & bit and held[i] >= self._next_repeat[i]:
+        if self.long_mask & bit:
+            if not (self._long_done & bit) and held[i] >= self.long_ms:
+                self._long_done |= bit
+                events |= bit << LONG_SHIFT
+        elif self.repeat_mask & bit and held[i] >= self._next_repeat[i]:
             events |= bit
             nxt = self._next_repeat[i]
             while nxt <= held[i]:
@@ -134,6 +145,12 @@ class Buttons:
     def pressed(self):
         """Return the debounced state: bitmask of buttons held down now."""
         return self.state
+
+    def holding(self):
+        """Return the long-capable buttons held now whose tap or hold is not decided yet."""
+        if self._mute:
+            return 0
+        return self.state & self.long_mask & ~self._long_done
 
     def reset(self):
         """Forget all state (after a long sleep the app may want a clean start)."""

@@ -17,7 +17,8 @@ power is free).
 `update(dt_ms, active)` is called once per app tick with the elapsed time and whether anything
 happened (a button, USB traffic); it returns True when this activity woke the display from off,
 so the app can swallow the button that woke it. Times and brightness come from the device
-settings (dicepod.device.SETTINGS) via configure(values).
+settings (dicepod.device.SETTINGS) via configure(values); a time of 0 means never (no dimming,
+or the display never goes off).
 
 On a Pico W, GP29 is shared with the wireless chip and GP25 must be driven high before reading
 VSYS; dicepod's hardware is a plain Pico or Pico 2, where GP29 is the VSYS divider alone.
@@ -136,10 +137,10 @@ class Power:
             return woke
         if self.idle_ms < _IDLE_CAP:
             self.idle_ms += dt_ms
-        if self.state == _AWAKE and self.idle_ms >= self.dim_ms:
+        if self.dim_ms and self.state == _AWAKE and self.idle_ms >= self.dim_ms:
             self.display.contrast(self.dim_level())
             self.state = _DIM
-        if self.state != _OFF and self.idle_ms >= self.off_ms:
+        if self.off_ms and self.state != _OFF and self.idle_ms >= self.off_ms:
             self.display.poweroff()
             self.state = _OFF
             if buttons is not None:

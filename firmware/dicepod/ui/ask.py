@@ -2,7 +2,7 @@
 entered (apart from the settings lists: asking loads only this). Pure."""
 
 from dicepod.ui import draw
-from dicepod.ui.screen import BACK, DOWN, LONG_DOWN, LONG_UP, OK, POP, UP, Screen, wrap
+from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
 
 
 def value_name(module, key, value):
@@ -17,7 +17,7 @@ def value_name(module, key, value):
 
 
 class EditValue(Screen):
-    """Edit one setting: UP/DOWN change it (long press: to the ends), OK saves, BACK leaves."""
+    """Edit one setting: UP/DOWN change it (held: repeat), OK saves, BACK leaves."""
 
     heading = "Setting"
 
@@ -49,10 +49,6 @@ class EditValue(Screen):
             self.value += 1
         elif button == DOWN and self.value > self.low:
             self.value -= 1
-        elif button == LONG_UP:
-            self.value = self.high
-        elif button == LONG_DOWN:
-            self.value = self.low
         elif button == OK:
             try:
                 app.session.change_setting(self.key, self.value)

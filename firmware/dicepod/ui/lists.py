@@ -4,11 +4,12 @@ main menu) and dicepod.ui.gamemenu (a game's menu), are loaded only while they a
 """
 
 from dicepod.ui import draw
-from dicepod.ui.screen import BACK, DOWN, LONG_DOWN, LONG_UP, OK, POP, UP, Screen, wrap
+from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
 
 
 class ListScreen(Screen):
-    """A titled list: UP/DOWN move (long press jumps to the ends), OK chooses, BACK leaves."""
+    """A titled list: UP/DOWN move (held: repeat; the list wraps around), OK chooses, BACK
+    leaves."""
 
     def __init__(self, title, items):
         super().__init__()
@@ -28,10 +29,6 @@ class ListScreen(Screen):
             self.cursor = (self.cursor - 1) % count
         elif button == DOWN and count:
             self.cursor = (self.cursor + 1) % count
-        elif button == LONG_UP:
-            self.cursor = 0
-        elif button == LONG_DOWN and count:
-            self.cursor = count - 1
         elif button == OK and count:
             return self.choose(app, self.cursor)
         elif button == BACK:

@@ -12,14 +12,13 @@ A screen sets self.dirty when what it shows has changed; the app redraws only th
 """
 
 # Button codes, one bit each: the one place they are defined. The buttons driver reports them
-# (dicepod.drivers.buttons imports the four presses from here; docs/ARCHITECTURE.md): a press
-# (or auto-repeat) is UP/DOWN/OK/BACK; a long press is the same bit shifted left by 4.
+# (dicepod.drivers.buttons imports the four presses from here; docs/ARCHITECTURE.md): UP and
+# DOWN on the press (and each auto-repeat while held); OK and BACK on release (a tap), or, held
+# past the long-press time, the long press (the bit shifted left by 4) and no tap.
 UP = 1
 DOWN = 2
 OK = 4
 BACK = 8
-LONG_UP = 16
-LONG_DOWN = 32
 LONG_OK = 64
 LONG_BACK = 128
 

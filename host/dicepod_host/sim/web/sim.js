@@ -259,8 +259,25 @@ window.addEventListener("blur", () => {
 
 function toggleFullscreen() {
   if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
-  else $("#screenwrap").requestFullscreen?.().catch(() => {});
+  else $(".device").requestFullscreen?.().catch(() => {});
 }
+// Full screen on a projector: a margin for the overscan the projector cuts off (on by default).
+const overscanEl = $("#overscan");
+const applyOverscan = () => $(".device").classList.toggle("overscan", overscanEl.checked);
+overscanEl.checked = store.get("overscan") !== "0";
+overscanEl.addEventListener("change", () => {
+  store.set("overscan", overscanEl.checked ? "1" : "0");
+  applyOverscan();
+});
+applyOverscan();
+// The display dims and goes off as on the device only when asked (a class wants it on).
+const powersaveEl = $("#powersave");
+powersaveEl.checked = store.get("powersave") === "1";
+state.powerSaving = powersaveEl.checked;
+powersaveEl.addEventListener("change", () => {
+  state.powerSaving = powersaveEl.checked;
+  store.set("powersave", powersaveEl.checked ? "1" : "0");
+});
 $("#fullscreen").addEventListener("click", toggleFullscreen);
 document.addEventListener("fullscreenchange", () => {
   fitCanvas();
@@ -398,6 +415,7 @@ const simjs = {
   usb_take: () => usbTake(),
   tone: (freq) => tone(freq),
   device_id: () => state.deviceId,
+  power_saving: () => (state.powerSaving ? 1 : 0),
 };
 
 let stopped = false;
@@ -450,6 +468,11 @@ async function boot() {
   simboard.start();
   mark("started");
   const tick = simboard.tick;
+  // Test hook: let ms of idle time pass at once, in 20 ms ticks (virtual time, as on the Pico).
+  state.idle = (ms) => {
+    for (let t = 0; t < ms; t += PERIOD_MS) tick(PERIOD_MS);
+    state.elapsed += ms;
+  };
   state.readyMs = performance.now();
   state.ready = true;
   const mode = SEED === null ? "" : ` · seeded randomness (test mode, seed ${SEED})`;

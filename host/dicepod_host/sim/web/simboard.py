@@ -15,7 +15,8 @@ driver's MemoryStorage mirrored in localStorage so a reload resumes the game.
 
 simjs (see sim.js): show(hex), contrast(level), power(on), buttons() -> raw bitmask,
 random_hex(k), load(name) -> str or None, save(name, text), append(name, text),
-usb_line(text), usb_take() -> str, tone(freq_hz), device_id() -> str.
+usb_line(text), usb_take() -> str, tone(freq_hz), device_id() -> str, power_saving() -> 0/1
+(the page's checkbox: without it the display never dims or goes off).
 """
 
 import time
@@ -69,6 +70,17 @@ class SimButtons(buttons.Buttons):
     def read(self):
         """Raw state: bit set = held (a click shorter than a tick still counts once)."""
         return simjs.buttons()
+
+
+class SimPower(power.Power):
+    """The firmware's power policy, but the display stays on unless the page asks for power
+    saving (its checkbox): a simulator on a projector must not go dark mid-lesson."""
+
+    def update(self, dt_ms, active):
+        """Advance the policy; without power saving every tick counts as activity."""
+        if not simjs.power_saving():
+            active = True
+        return super().update(dt_ms, active)
 
 
 class BrowserStorage(memstorage.MemoryStorage):
@@ -175,7 +187,7 @@ def make():
         SimButtons(),
         rng.HardwareRandom(_random_source).randbelow,
         device_id=device_id,
-        power=power.Power,  # no ADC, no VBUS sense, no light sleep in a browser
+        power=SimPower,  # no ADC, no VBUS sense, no light sleep in a browser; on unless asked
         usb={"out": UsbOut(), "inp": UsbIn(), "poll": False},
         beeper=beeper.Beeper(SimPWM()),
         clock=time,

@@ -1,0 +1,78 @@
+"""Holds at the pins of the emulated Pico (the real MicroPython firmware, dicepod deployed, the
+buttons bouncing on their GPIOs): in a game a hold of OK opens the game's menu while the finger
+is still down and journals nothing; a hold of BACK undoes the last move and journals only the
+undo. The frames are compared with CPython's rendering of the same gestures (app_board), and
+the journal is read back from the flash image's file system."""
+
+import json
+
+import pytest
+from pico_support import diff_image, need_pico
+
+from dicepod_host.pico import Pico, flash_image, read_littlefs
+
+
+@pytest.fixture(scope="module")
+def pico(tmp_path_factory):
+    need_pico()
+    path = tmp_path_factory.mktemp("pico") / "flash.img"
+    with Pico(flash=str(path)) as board:
+        board.run_until_frame(max_ms=10_000)
+        board.flash_path = path
+        yield board
+
+
+def _kinds_of(journal):
+    return [json.loads(line.split(b" ")[4])[0] for line in journal.splitlines()]
+
+
+def _kinds(pico):
+    """The kinds of the journal's events, read from the flash image's file system."""
+    return _kinds_of(read_littlefs(flash_image(pico.flash_path)).get("journal.log", b""))
+
+
+def _kinds_on_the_device(pico):
+    """The same, read by the device itself (the raw REPL stops the app: the last check)."""
+    text = pico.exec_raw("import sys\nsys.stdout.write(open('journal.log').read())")
+    return _kinds_of(text.encode() if isinstance(text, str) else text)
+
+
+def _cpython(*gestures):
+    """The frame CPython's app shows after the same gestures (a hold ends still held)."""
+    from app_board import Board, hold_down, press
+
+    from dicepod.app import App
+
+    app = App(Board())
+    app.start()
+    for kind, button in gestures:
+        if kind == "tap":
+            press(app, button)
+        else:
+            hold_down(app, button, 700)
+    return bytes(app.board.display.buffer)
+
+
+def test_hold_ok_opens_the_game_menu_and_hold_back_undoes(pico):
+    ok, back = 4, 8
+    pico.tap("OK")  # the first row: Battle Game, a new game
+    pico.run_ms(500)  # the journal's lines reach the flash
+    kinds = _kinds(pico)
+    assert kinds[0] == "new_game" and "roll" not in kinds, kinds
+    down, up = pico.press("OK", hold_ms=1500, bounce=True)
+    pico.run_ms((down - pico.now_ns) / 1e6 + 1200)  # past the 600 ms hold, finger still down
+    want = _cpython(("tap", ok), ("hold", ok))
+    assert pico.frame() == want, diff_image(pico.frame(), want)  # the menu, while held
+    pico.run_ms((up - pico.now_ns) / 1e6 + 300)
+    assert pico.frame() == want, diff_image(pico.frame(), want)  # the release did nothing
+    assert _kinds(pico) == kinds  # no roll, nothing journalled
+    pico.tap("BACK")  # close the menu
+    pico.tap("OK")  # roll: one move
+    down, up = pico.press("BACK", hold_ms=1500, bounce=True)
+    pico.run_ms((down - pico.now_ns) / 1e6 + 1200)
+    # undone while held: the game as it started, "Undone" shown (the roll's dice are gone)
+    want = _cpython(("tap", ok), ("tap", ok), ("hold", back))
+    assert pico.frame() == want, diff_image(pico.frame(), want)
+    pico.run_ms((up - pico.now_ns) / 1e6 + 300)
+    assert pico.frame() == want, diff_image(pico.frame(), want)  # still in the game
+    assert _kinds_on_the_device(pico) == kinds + ["roll", "undo"]  # the roll, then the undo
