@@ -158,12 +158,16 @@ class App:
             usb.tick(dt_ms)
 
     def button(self, code):
-        """Send one button to the top screen (long BACK in a game = undo)."""
+        """Send one button to the top screen (long BACK in a game = undo). Outside a game no
+        screen gives a hold a meaning of its own, so there a hold is a slow tap: it acts at the
+        threshold, as the tap would have on release (a slow finger is never ignored)."""
         if self.toast is not None:
             self.toast = None
             self.dirty = True
         top = self.stack[-1]
-        if code == ui.LONG_BACK and top.game_screen:
+        if code > ui.BACK and not top.game_screen:
+            code >>= 4
+        elif code == ui.LONG_BACK:
             self.session.undo()
             return
         try:

@@ -119,3 +119,30 @@ def test_held_up_repeats_in_a_list():
     hold_down(app, DOWN, 400 + 120)  # the press, then repeats at 400 and 520 ms
     release(app, DOWN)
     assert screen.cursor == 3 % count, screen.cursor
+
+
+def test_outside_a_game_a_hold_is_a_slow_tap():
+    """Menus, settings and editors give a hold no meaning of its own: a slow finger's hold acts
+    as the tap would (once, at the threshold), and the release after it does nothing more."""
+    app = _app()
+    menu(app, "Settings")
+    assert top(app) == "SettingsMenu"
+    hold_down(app, BACK, 640)
+    assert top(app) == "MainMenu"  # back while still held
+    release(app, BACK)
+    assert top(app) == "MainMenu" and len(app.stack) == 1
+    screen = app.stack[0]
+    while screen.items[screen.cursor] != "Settings":
+        press(app, DOWN)
+    hold_down(app, OK, 640)
+    assert top(app) == "SettingsMenu"  # opened while still held
+    release(app, OK)
+    assert top(app) == "SettingsMenu"  # and the release opened nothing inside it
+    hold(app, BACK)
+    assert top(app) == "MainMenu"
+    menu(app, "free")  # a new game: its first events
+    seq = app.session.journal.seq
+    hold(app, OK)
+    assert top(app) == "GameMenu"  # in a game the hold keeps its own meaning
+    hold(app, BACK)
+    assert top(app) == "FreeRoll" and app.session.journal.seq == seq  # the menu: a slow tap
