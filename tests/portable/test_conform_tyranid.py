@@ -2,7 +2,7 @@
 plays the rule through dicepod.rules.tyranid, and where a player meets it on the screen, through
 the app with button presses. Portable: CPython (pytest) and real MicroPython."""
 
-from app_board import DOWN, LONG_UP, OK, Board, act, menu, press, top
+from app_board import DOWN, OK, Board, act, first, menu, press, top
 from checks import raises
 
 from dicepod.rules import tyranid as ty
@@ -66,7 +66,7 @@ def _app_level_one():
         app.session.change_setting(key, CARDS[key])
     menu(app, "tyranid")
     act(app, "Level 1")
-    press(app, LONG_UP)
+    first(app)  # the first row (UP and DOWN have no long press: a list wraps)
     for _ in range(5):
         press(app, DOWN)
     press(app, OK)  # Start (Maximus, Adrix, Raphael, Lukas are ticked)
