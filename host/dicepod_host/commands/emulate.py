@@ -311,13 +311,16 @@ def _play_pico(args, board, steps):
         at_ns = up + GAP_MS * 1_000_000
         presses += 1
         # A finger waits for the device: the next press comes GAP_MS after this one is let
-        # go and GAP_MS after the firmware has handled it (it slept again since). A quick
-        # tap while it loads a screen would be lost (it polls the pins every 20 ms tick and
-        # a screen's first draw blocks the loop), and one right after it would fall into the
-        # driver's lock-out after the release it saw late.
+        # go and GAP_MS after the firmware has handled it: its CPU woke from two idle sleeps
+        # since the release (prev_wake), the first to read the pins, the second after that
+        # loop pass. OK and BACK act on the release, so one idle moment after it is not
+        # enough: the release may not have been read yet, and the tap acts (and draws, up
+        # to ~150 ms) after the next press began. A quick tap while the firmware draws would
+        # be lost (it polls the pins every 20 ms tick and a draw blocks the loop), and one
+        # right after it would fall into the driver's lock-out after the release it saw late.
         while True:
             status = board.status()
-            if status["last_idle"] > up:
+            if status["prev_wake"] > up:
                 break
             time.sleep(0.02)
         at_ns = max(at_ns, status["last_idle"] + GAP_MS * 1_000_000)

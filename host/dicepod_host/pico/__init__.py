@@ -539,6 +539,23 @@ class Pico:
             )
         return self.now_ms
 
+    def run_until_handled(self, after_ns: float, max_ms: float = 10_000) -> float:
+        """Run until the firmware has handled a pin edge at after_ns: its CPU ended two
+        unbroken 2 ms sleeps after it (the first wake's loop pass read the pins, the second
+        came after that pass, whatever it drew). An OK or BACK tap acts on its release, so a
+        wait for one idle moment after the release can end before the release was even read.
+        Return the emulated ms; TimeoutError after max_ms of emulated time without it."""
+        self._not_running()
+        reply = self.call(
+            "run", ms=max_ms, handled=True, idle_after=int(after_ns), timeout=120 + max_ms / 20
+        )
+        if reply["stopped"] != "handled":
+            raise TimeoutError(
+                f"the firmware did not handle the edge within {max_ms:.0f} ms "
+                f"(stopped: {reply['stopped']})"
+            )
+        return self.now_ms
+
     @property
     def last_idle_ns(self) -> int:
         """When the CPU last ended an unbroken 2 ms sleep (refresh with status())."""
@@ -622,12 +639,12 @@ class Pico:
         max_ms: float = 10_000,
     ) -> tuple[int, int]:
         """One press of a scripted session, at a careful finger's pace: press (held hold_ms),
-        run until the firmware has handled it (its CPU slept again after the release), then
-        gap_ms more. Return (down_ns, up_ns). A press that comes sooner can be lost on the real
-        port: the pins are polled each 20 ms tick, a screen's first draw blocks the loop for
-        hundreds of ms, and the driver's lock-out runs from the release it saw late."""
+        run until the firmware has handled the release (run_until_handled), then gap_ms more.
+        Return (down_ns, up_ns). A press that comes sooner can be lost on the real port: the
+        pins are polled each 20 ms tick, a screen's first draw blocks the loop for hundreds of
+        ms, and the driver's lock-out runs from the release it saw late."""
         down, up = self.press(button, hold_ms=hold_ms, bounce=bounce)
-        self.run_until_idle(after_ns=up, max_ms=max_ms)
+        self.run_until_handled(up, max_ms=max_ms)
         self.run_ms(gap_ms)
         return down, up
 

@@ -651,6 +651,11 @@ export class Pico {
     this.boots = 0;
     this.waitStart = -1; // clock time the current WFI/WFE began (-1: awake)
     this.lastIdle = 0; // emulated ns when the CPU last ended an idle sleep (>= IDLE_NS)
+    // The ends of the last two idle sleeps that did end (not one still going on). Two ends
+    // after a pin edge mean the firmware has handled it: the first wake's loop pass read the
+    // pins, the second came after that pass was over (however long its drawing took).
+    this.lastWake = 0;
+    this.prevWake = 0;
     this.timeBase = 0; // emulated nanoseconds before this chip was built (across resets)
     this.build(false);
   }
@@ -817,7 +822,11 @@ export class Pico {
       }
       if (this.waitStart >= 0) {
         // The CPU slept (WFI/WFE) this long without a break: the firmware was idle.
-        if (clock.nanos - this.waitStart >= IDLE_NS) this.lastIdle = this.timeBase + clock.nanos;
+        if (clock.nanos - this.waitStart >= IDLE_NS) {
+          this.lastIdle = this.timeBase + clock.nanos;
+          this.prevWake = this.lastWake;
+          this.lastWake = this.lastIdle;
+        }
         this.waitStart = -1;
       }
       if (this.profile) {
@@ -951,6 +960,7 @@ function main() {
     const t = pico.nanos;
     if (!job.stopped && job.until != null && t >= job.until) job.stopped = 'time';
     if (!job.stopped && job.idle && pico.lastIdle > job.idleAfter) job.stopped = 'idle';
+    if (!job.stopped && job.handled && pico.prevWake > job.idleAfter) job.stopped = 'handled';
     if (!job.stopped && job.edgePin != null && pico.pins.level[job.edgePin] !== job.edgeFrom) job.stopped = 'edge';
     if (!job.stopped && job.frame) {
       const last = pico.lastDataI2c;
@@ -983,6 +993,7 @@ function main() {
       usb: pico.cdc.initialized,
       usb_received: usbReceived,
       last_idle: pico.lastIdle,
+      prev_wake: pico.prevWake,
     };
   }
 
@@ -1002,6 +1013,7 @@ function main() {
           realtime: !!msg.realtime,
           frame: !!msg.frame,
           idle: !!msg.idle,
+          handled: !!msg.handled,
           idleAfter: msg.idle_after != null ? msg.idle_after : pico.nanos,
           quietNs: (msg.quiet_ms ?? 3) * 1e6,
           edgePin: msg.edge_pin ?? null,
