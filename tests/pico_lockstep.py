@@ -6,32 +6,38 @@
 # CPython's scripted session ticks; GP3 toggles when a pass is done. So the journal's MS field
 # and the buttons driver's hold times are CPython's, tick for tick, and the journal and the
 # pixels can be compared byte for byte. Never deployed by `dicepod deploy`.
-# For tools/bench_pico.py: a file ballast.txt holding N allocates N bytes first (a smaller
-# heap for the app), and measure.txt makes each pass write gc.mem_free() now and its minimum
-# into the watchdog's SCRATCH0/1 registers, which the host reads without disturbing the run.
+# A file heap.txt holding N leaves the app N bytes of heap: a ballast takes the rest first (the
+# heap tests and tools/bench_pico.py); measure.txt makes each pass write gc.mem_free() now and
+# its minimum into the watchdog's SCRATCH0/1 registers (SCRATCH2: free before the app's first
+# import), which the host reads without disturbing the run.
 import gc
 
 import machine
 
 try:
-    ballast = bytearray(int(open("ballast.txt").read()))
+    with open("heap.txt") as f:
+        leave = int(f.read())
 except OSError:
-    ballast = None
+    leave = None
+ballast = None
+if leave:
+    gc.collect()
+    ballast = bytearray(max(0, gc.mem_free() - leave - 16))  # 16: the bytearray's own block
 try:
     open("measure.txt").close()
     measure = True
 except OSError:
     measure = False
+_SCRATCH0 = 0x4005800C
+if measure:
+    gc.collect()
+    machine.mem32[_SCRATCH0 + 8] = gc.mem_free()  # before the app's first import
 
 from seeded import Seeded  # noqa: E402
 
 from dicepod import app, board  # noqa: E402
 
 _PERIOD_MS = 20
-_SCRATCH0 = 0x4005800C
-
-if measure:
-    machine.mem32[_SCRATCH0 + 8] = gc.mem_free()  # before the app's first import
 parts = board.make()
 parts.randbelow = Seeded(int(open("seed.txt").read())).randbelow
 go = machine.Pin(2, machine.Pin.IN)

@@ -39,6 +39,9 @@ GO_PIN = 2  # the host's tick (tests/pico_lockstep.py)
 DONE_PIN = 3  # toggled by the Pico after each tick
 BUTTON_PINS = (10, 11, 12, 13)  # UP, DOWN, OK, BACK: bit order of the buttons driver
 EVERY_MODE = ("free", "tests", "battle", "tyranid", "orks", "extras")
+# The suite's every-mode session (and tools/bench_pico.py --quick): one Battle Game, a few
+# Tyranid actions, one Orks round; free roll, Tests and the settings whole.
+QUICK = {"games": 1, "rounds": 1, "steps": (20, 10)}
 
 
 class _Contact:
@@ -127,16 +130,17 @@ def record(sessions=EVERY_MODE, seed=SEED, **options):
     return Recording(board, app, marks)
 
 
-def lockstep_files(seed=SEED, ballast=None, measure=False):
+def lockstep_files(seed=SEED, heap=None, measure=False):
     """The files that make a deployed Pico run the lockstep loop (on top of the firmware);
-    ballast: bytes allocated before the app; measure: heap figures in SCRATCH0/1."""
+    heap: the bytes of heap left to the app (a ballast takes the rest); measure: heap figures
+    in SCRATCH0-2 (scratch())."""
     files = {
         "main.py": (HERE / "pico_lockstep.py").read_bytes(),
         "seeded.py": (PORTABLE / "seeded.py").read_bytes(),
         "seed.txt": b"%d\n" % seed,
     }
-    if ballast:
-        files["ballast.txt"] = b"%d\n" % ballast
+    if heap:
+        files["heap.txt"] = b"%d\n" % heap
     if measure:
         files["measure.txt"] = b""
     return files
@@ -156,9 +160,10 @@ def seeded_main_files(seed=SEED):
 
 
 def scratch(pico):
-    """(gc.mem_free() after the last tick, its minimum so far) from a measuring lockstep Pico."""
-    words = pico.call("peek", addr=0x4005800C, count=2)["words"]
-    return words[0], words[1]
+    """(gc.mem_free() after the last tick, its minimum so far, before the app's first import)
+    from a measuring lockstep Pico."""
+    words = pico.call("peek", addr=0x4005800C, count=3)["words"]
+    return words[0], words[1], words[2]
 
 
 class Player:

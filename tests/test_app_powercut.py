@@ -17,7 +17,7 @@ def _session_journal():
     app = App(Board(seed=21))
     app.start()
     app_sessions.tests_session(app)
-    app_sessions.battle_session(app, games=1)
+    app_sessions.battle_session(app)  # the best of three
     return app.board.storage.journal()
 
 

@@ -8,9 +8,11 @@ Game is played with `dicepod log` on the Pico's USB, which must end with every e
 once. A power cut mid-game: the Pico resumes what reached the flash, as CPython does from those
 lines.
 
-The suite's budget (the emulator runs at about a third of a Pico's speed): each mode on a
-fresh Pico, its session from the start up to SUITE_TICKS ticks (free roll, Tests and the
-settings whole); tools/bench_pico.py plays every session whole."""
+The heap gate is here: every mode in one session (shortened: pico_sessions.QUICK) with HEAP
+bytes of the real port's heap left to the app, all drivers and the USB link running. For the suite's
+budget (the emulator runs at about a third of a Pico's speed, slower still in a small heap: a
+collection every 4 KB), one Battle Game is played again under `dicepod log`;
+tools/bench_pico.py plays every session whole."""
 
 import json
 import signal
@@ -20,13 +22,25 @@ import sys
 import time
 
 import pytest
-from pico_sessions import FingerBoard, Player, journal_of, lockstep_files, record
+from pico_sessions import (
+    EVERY_MODE,
+    QUICK,
+    FingerBoard,
+    Player,
+    journal_of,
+    lockstep_files,
+    record,
+    scratch,
+)
 from pico_support import diff_image, need_pico
 
 from dicepod import journal as journal_module
 
-SUITE_TICKS = {"free": None, "tests": None, "battle": 500, "orks": 500, "tyranid": 500,
-               "extras": None}  # fmt: skip
+# The heap gate: the heap left to the app, every driver and the USB link running. Measured on
+# the QUICK session: 104 KB and 112 KB run; at 96 KB (issue 11's goal) Rise of the Orks ends on
+# the crash screen (MemoryError). A Pico's firmware leaves 235 KB; the app's code takes ~50 KB
+# of it when imported (.mpy files are loaded into RAM), the boot's objects another ~10 KB.
+HEAP = 104 * 1024
 
 
 def _play(pico, rec, mode):
@@ -35,8 +49,6 @@ def _play(pico, rec, mode):
     player.boot()
     assert pico.frame() == rec.frames[0], diff_image(pico.frame(), rec.frames[0])
     first, end = rec.marks[mode]
-    if SUITE_TICKS[mode]:
-        end = min(end, first + SUITE_TICKS[mode])
     for i in range(first, end):
         player.tick(rec.pins[i])
         got = pico.frame()
@@ -51,20 +63,40 @@ def _play(pico, rec, mode):
     return player, end
 
 
-@pytest.mark.timeout(1200)
-@pytest.mark.parametrize("mode", ["free", "tests", "orks", "tyranid", "extras"])
-def test_the_session_at_the_pins_gives_cpythons_pixels_and_journal(mode):
+@pytest.mark.timeout(1500)
+def test_every_mode_in_one_session_at_the_pins_within_the_heap_gate():
+    """The heap gate: the app gets HEAP bytes of the real port's heap (a ballast at main.py
+    start takes the rest) with every driver and the USB link, and plays every mode in turn with
+    CPython's pixels after every tick and CPython's journal and settings at the end."""
     need_pico()
     from dicepod_host.pico import Pico
 
-    rec = record((mode,), rounds=2)
-    with Pico(files=lockstep_files(), usb="events") as pico:
-        _player, end = _play(pico, rec, mode)
-    journal = rec.journal[: rec.sizes[end]]
-    if mode == "extras":
-        assert rec.settings_at[end] and not journal  # settings saved; no game played
-    else:
-        assert journal.count(b"\n") > 10
+    rec = record(EVERY_MODE, **QUICK)
+    with Pico(files=lockstep_files(heap=HEAP, measure=True), usb="events") as pico:
+        player = Player(pico)
+        player.boot()
+        _free, _low, start = scratch(pico)
+        assert HEAP - 512 <= start <= HEAP + 512, start  # what the ballast left the app
+        assert pico.frame() == rec.frames[0], diff_image(pico.frame(), rec.frames[0])
+        lowest = {}
+        for mode in EVERY_MODE:
+            first, end = rec.marks[mode]
+            for i in range(first, end):
+                player.tick(rec.pins[i])
+                got = pico.frame()
+                if got != rec.frames[i + 1]:
+                    raise AssertionError(
+                        "%s, tick %d (pins %s, CPython's screen %s): the Pico's display is not"
+                        " CPython's\n%s"
+                        % (mode, i, bin(rec.pins[i]), rec.screens[i + 1],
+                           diff_image(got, rec.frames[i + 1]))
+                    )  # fmt: skip
+            lowest[mode] = scratch(pico)[1]
+        journal, settings = journal_of(pico)
+    assert journal == rec.journal and journal.count(b"\n") > 100
+    assert settings == rec.settings
+    print("heap left to the app %d; lowest free after each mode: %s" % (start, lowest))
+    assert 0 < lowest["extras"] < HEAP
 
 
 def _count(db):
@@ -86,7 +118,7 @@ def test_the_battle_session_at_the_pins_logged_by_dicepod_log_exactly_once(tmp_p
     from dicepod_host.cli import main
     from dicepod_host.pico import Pico
 
-    rec = record(("battle",))
+    rec = record(("battle",), games=1)
     db = tmp_path / "log.db"
     with Pico(files=lockstep_files()) as pico:
         logger = subprocess.Popen(

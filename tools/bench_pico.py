@@ -11,8 +11,8 @@ dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts noth
 - heap: gc.mem_free() after boot and its minimum in each mode (after every tick of the same
   sessions, in lockstep: tests/pico_lockstep.py);
 - with --heap: the smallest heap each mode (and every mode in one session) runs in on the real
-  port, by a ballast allocated at boot, bisected (a run passes when its journal and every
-  frame equal CPython's);
+  port, bisected: a ballast allocated at main.py start leaves that much to the app
+  (tests/pico_lockstep.py); a run passes when its journal and every frame equal CPython's;
 - idle: the share of cycles the CPU is awake with no button pressed (menu and a game screen,
   on USB power and on battery).
 
@@ -173,26 +173,26 @@ def bench_heap(rec, modes):
     with Pico(files=ps.lockstep_files(measure=True), usb="events") as pico:
         player = ps.Player(pico)
         player.boot()
-        start = pico.call("peek", addr=0x4005800C + 8, count=1)["words"][0]
-        free, low = ps.scratch(pico)
+        free, low, start = ps.scratch(pico)
         print("  at main.py start %d; after boot (App.start) %d" % (start, free))
         for mode in modes:
             first, end = rec.marks[mode]
             lowest = None
             for i in range(first, end):
                 player.tick(rec.pins[i])
-                free, _low = ps.scratch(pico)
+                free, _low, _start = ps.scratch(pico)
                 lowest = free if lowest is None else min(lowest, free)
             print("  %-8s minimum %d" % (mode, lowest), flush=True)
         return start
 
 
-def runs_in(rec, modes, ballast):
-    """True when the sessions run with the ballast: every frame and the journal as CPython's."""
+def runs_in(rec, modes, heap):
+    """True when the sessions run with heap bytes left to the app: every frame and the journal
+    as CPython's."""
     sessions = [m for m in ps.EVERY_MODE if m in modes]
     first = rec.marks[sessions[0]][0]
     end = rec.marks[sessions[-1]][1]
-    with Pico(files=ps.lockstep_files(ballast=ballast), usb="events") as pico:
+    with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
         player = ps.Player(pico)
         try:
             player.boot()
@@ -201,31 +201,37 @@ def runs_in(rec, modes, ballast):
         if pico.frame() != rec.frames[first]:
             return False
         for i in range(first, end):
-            player.tick(rec.pins[i])
+            try:
+                player.tick(rec.pins[i])
+            except RuntimeError:  # stopped (a MemoryError ends main.py)
+                return False
             if pico.frame() != rec.frames[i + 1]:
                 return False
         journal, _ = ps.journal_of(pico)
         return journal == rec.journal[: rec.sizes[end]]
 
 
-def bench_smallest(start, groups, step=2048):
-    print("smallest heap (bytes free at main.py start after the ballast), %d-byte steps:" % step)
+def bench_smallest(start, groups, step=1024):
+    print(
+        "smallest heap left to the app (a ballast at main.py start takes the rest), %d-byte"
+        " steps:" % step
+    )
     for label, sessions, options in groups:
         rec = ps.record(sessions, **options)
-        lo, hi = 0, start - 16 * 1024  # ballast that runs / that fails
-        if not runs_in(rec, sessions, lo):
-            print("  %-10s does not run even without a ballast" % label)
+        lo, hi = 16 * 1024, start  # a heap that fails / that runs
+        if not runs_in(rec, sessions, hi):
+            print("  %-10s does not run even with the whole heap" % label)
             continue
-        if runs_in(rec, sessions, hi):
-            print("  %-10s runs in %d" % (label, start - hi))
+        if runs_in(rec, sessions, lo):
+            print("  %-10s runs in %d" % (label, lo))
             continue
         while hi - lo > step:
-            mid = (lo + hi) // 2
+            mid = (lo + hi) // 2 // step * step
             if runs_in(rec, sessions, mid):
-                lo = mid
-            else:
                 hi = mid
-        print("  %-10s %d (fails at %d)" % (label, start - lo, start - hi), flush=True)
+            else:
+                lo = mid
+        print("  %-10s %d (%.0f KB; fails at %d)" % (label, hi, hi / 1024, lo), flush=True)
 
 
 def bench_idle():
@@ -261,7 +267,7 @@ def main(argv):
         print("bench_pico: skipped (no UF2 / boot ROM: set DICEPOD_RP2)")
         return 0
     modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]
-    options = {"games": 1, "rounds": 2} if args.quick else {}
+    options = ps.QUICK if args.quick else {}
     skip = args.skip.split(",")
     started = time.monotonic()
     print("emulated Pico: MicroPython v1.28.0 RPI_PICO, rp2040js 1.4.1, 125 MHz")
