@@ -69,15 +69,17 @@ def battle_session(app, snap=_nothing, games=3):
             snap(name)
 
     steps = 0
-    played = 0
+    played = 0  # games ended so far
+    was = None
     while steps < 2000:
         steps += 1
         answer(app)  # rows per half, asked once (BG-13)
         game = app.session.game
         phase = game.phase
+        ended, was = phase == "over" and was != "over", phase
         if phase == "over":
             once("battle_win")
-            played += 1
+            played += ended
             if game.series_over() or played >= games:
                 break
             press(app, OK)
