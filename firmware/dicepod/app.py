@@ -25,6 +25,7 @@ from micropython import const
 from dicepod import ram
 from dicepod.session import Session
 from dicepod.settings import MissingValue
+from dicepod.ui import draw
 from dicepod.ui import screen as ui
 
 # Crash-loop guard: this many crashes inside this window start the app without the game.
@@ -175,7 +176,7 @@ class App:
         except MissingValue as exc:
             result = self.ask(exc)
         except ValueError as exc:  # an illegal move: nothing was written; say why
-            self.show_toast(str(exc.args[0] if exc.args else "not allowed")[:16])
+            self.show_toast(str(exc.args[0] if exc.args else "not allowed"))
             top.dirty = True
             return
         self.transition(result)
@@ -253,9 +254,15 @@ class App:
             top = self.stack[-1]
             top.draw(canvas)
         if self.toast is not None:
-            canvas.fill_rect(0, 52, 128, 12, 0)
-            canvas.rect(0, 52, 128, 12, 1)
-            canvas.text(self.toast, 2, 54, 1)
+            # In place of the screen's bottom line(s): a lit band, the message in dark 6×8
+            # letters, two lines if it needs them (the lines under it are hidden, not drawn
+            # over, until the next button).
+            lines = ui.wrap(self.toast, 21)[:2]
+            band = 64 - 9 * len(lines)  # rows 55..63: the screens' bottom line, at y 56
+            canvas.fill_rect(0, band, 128, 64 - band, 1)
+            for line in lines:
+                draw.small(canvas, line, draw.CENTER, band + 1, 0)
+                band += 9
         top.dirty = False
         self.dirty = False
         self.display.show()

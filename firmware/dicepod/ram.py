@@ -30,7 +30,8 @@ _KEEP = const(
     )
 )
 
-# Passed through on the way (the menus, settings, history, messages, the device settings):
+# Passed through on the way (the menus, settings, history, messages, the 6×8 font, the device
+# settings):
 # never kept with a mode.
 _PASSING = const(
     (
@@ -40,6 +41,7 @@ _PASSING = const(
         "dicepod.ui.ask",
         "dicepod.ui.history",
         "dicepod.ui.message",
+        "dicepod.ui.font6",
         "dicepod.device",
     )
 )

@@ -93,7 +93,7 @@ class Session:
                     settings.set(key, self.values[key])
                 except ValueError:
                     del self.values[key]
-                    self.toast("Reset %s" % key[-14:])
+                    self.toast("%s: back to default" % spec[4])
         return settings
 
     def setting(self, key):

@@ -100,3 +100,19 @@ def test_pixel_outside_is_none():
     _buffer, fb = _canvas(8, 8)
     assert fb.pixel(8, 0) is None
     assert fb.pixel(0, 0) == 0
+
+
+def result_small_font_every_character_both_inks():
+    # dicepod.ui.draw's 6x8 font (dicepod.ui.font6): blit with a key, both inks
+    from dicepod.ui import draw
+
+    buffer, fb = _canvas()
+    for row in range(5):
+        draw.small(
+            fb, "".join(chr(32 + row * 21 + i) for i in range(21) if row * 21 + i < 95), 0, row * 8
+        )
+    fb.fill_rect(0, 44, 128, 10, 1)
+    draw.small(fb, "Dark on lit: 0123456789", -3, 45, 0)
+    draw.small(fb, "right", draw.RIGHT, 56)
+    draw.small(fb, "mid", draw.CENTER, 56)
+    return _hex(buffer)

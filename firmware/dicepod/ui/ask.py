@@ -34,8 +34,15 @@ class EditValue(Screen):
         if value is None:
             value = spec[1] if spec[1] is not None else self.low
         self.value = value
-        self.lines = wrap(label)[:2]
+        self.lines = wrap(label, draw.SMALL_COLUMNS)  # labels are at most two lines of 21
         self.text = ""
+        # the range under the value ("0 to 3600"; named choices: the names are shown instead)
+        self.range = "%d to %d" % (self.low, self.high)
+        for name_key, choices in getattr(self.module, "VALUE_NAMES", ()):
+            if name_key == key:
+                self.range = ""
+                if self.low == 0 and len(choices) == 1:  # 0 named ("Never"), then numbers
+                    self.range = "%s to %d" % (choices[0], self.high)
         self.update()
 
     def update(self):
@@ -53,7 +60,7 @@ class EditValue(Screen):
             try:
                 app.session.change_setting(self.key, self.value)
             except ValueError as exc:
-                app.show_toast(str(exc.args[0])[:16])
+                app.show_toast(str(exc.args[0]))
                 return None
             return POP
         elif button == BACK:
@@ -68,14 +75,15 @@ class EditValue(Screen):
         draw.title(canvas, self.heading)
         y = 11
         for line in self.lines:
-            canvas.text(line, 0, y, 1)
-            y += 9
+            draw.small(canvas, line, 0, y)
+            y += 8
         if len(self.text) <= 5:
             draw.big(canvas, self.text, (128 - len(self.text) * 16) // 2, 31, 2)
         else:
             draw.center(canvas, self.text, 35)
-        canvas.text("%d..%d" % (self.low, self.high), 0, 56, 1)
-        draw.right(canvas, "OK:save", 56)
+        if self.range:
+            draw.small(canvas, self.range, 0, 56)
+        draw.small(canvas, "OK: save", draw.RIGHT, 56)
 
 
 class AskValue(EditValue):

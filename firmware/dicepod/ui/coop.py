@@ -64,11 +64,10 @@ class ActionScreen(Screen):
     def draw(self, canvas):
         """The information area, then the action bar."""
         self.info(canvas)
-        canvas.fill_rect(0, 55, 128, 9, 1)
         if self.actions:
-            canvas.text("<", 0, 56, 0)
-            canvas.text(">", 120, 56, 0)
-            draw.center(canvas, self.actions[self.index][0][:14], 56, 0)
+            draw.action_bar(canvas, self.actions[self.index][0])
+        else:
+            canvas.fill_rect(0, 55, 128, 9, 1)
 
     def info(self, canvas):
         """Draw the state (rows 0..54)."""

@@ -1,5 +1,6 @@
-"""Drawing helpers shared by the screens: dice as pip faces, big text, banners, bars, lists.
-Pure: only the canvas's framebuf.FrameBuffer methods (fill_rect, rect, hline, vline, text, pixel).
+"""Drawing helpers shared by the screens: dice as pip faces, big text, banners, bars, lists, and
+a narrow 6×8 font (21 characters across, the 8×8 font's 16). Pure: only the canvas's
+framebuf.FrameBuffer methods (fill_rect, rect, hline, vline, text, pixel, blit).
 """
 
 import framebuf
@@ -21,6 +22,13 @@ _FACES = const((0, 16, 257, 273, 325, 341, 365))
 # One 8×8 glyph at a time is drawn here to be scaled up (allocated once).
 _glyph_buffer = bytearray(8)
 _glyph = framebuf.FrameBuffer(_glyph_buffer, 8, 8, framebuf.MONO_VLSB)
+
+# The 6×8 font (its table and glyph drawing live in dicepod.ui.font6, loaded on first use and
+# dropped with the passing screens: only drawn text pays for it).
+SMALL = 6  # pixels per character: 21 across the screen
+SMALL_COLUMNS = 21
+CENTER = -1  # small()'s x: centred
+RIGHT = -2  # small()'s x: flush right
 
 
 def die(canvas, x, y, face, style=ROLLED, size=20):
@@ -75,6 +83,16 @@ def text(canvas, s, x, y, c=1):
     canvas.text(s, x, y, c)
 
 
+def small(canvas, s, x, y, c=1):
+    """Draw s with the 6×8 font (6 pixels a character); x may be CENTER or RIGHT (flush right,
+    the last glyph's blank column off the edge)."""
+    if x < 0:
+        x = (WIDTH - len(s) * SMALL + 1) // 2 if x == CENTER else WIDTH + 1 - len(s) * SMALL
+    from dicepod.ui import font6
+
+    font6.text(canvas, s, x, y, c)
+
+
 def center(canvas, s, y, c=1):
     """Draw s centred horizontally."""
     canvas.text(s, (WIDTH - len(s) * _CHAR) // 2, y, c)
@@ -110,9 +128,25 @@ def banner(canvas, s, y, scale=2):
 
 
 def title(canvas, s):
-    """A title bar: s in dark letters on a lit band across the top (rows 0..8)."""
+    """A title bar: s in dark letters on a lit band across the top (rows 0..8); a title over
+    15 characters in the 6×8 font (21 fit), never cut."""
     canvas.fill_rect(0, 0, WIDTH, 9, 1)
-    canvas.text(s, 1, 1, 0)
+    if len(s) > 15:
+        small(canvas, s, 1, 1, 0)
+    else:
+        canvas.text(s, 1, 1, 0)
+
+
+def action_bar(canvas, label):
+    """The bottom band of an action screen: < label > in dark letters on a lit band (rows
+    55..63); a label longer than 14 characters in the 6×8 font (18 fit), never cut."""
+    canvas.fill_rect(0, 55, WIDTH, 9, 1)
+    canvas.text("<", 0, 56, 0)
+    canvas.text(">", 120, 56, 0)
+    if len(label) <= 14:
+        center(canvas, label, 56, 0)
+    else:
+        small(canvas, label, CENTER, 56, 0)
 
 
 def bar(canvas, x, y, w, h, num, den):
@@ -125,17 +159,26 @@ def bar(canvas, x, y, w, h, num, den):
 
 def rows(canvas, items, cursor, top, y0=10, count=6):
     """Draw a list of strings from index top, count rows of 9 pixels from y0; the row at
-    cursor is inverted. A scroll mark on the right shows there is more above/below."""
+    cursor is inverted. A list with an item longer than 15 characters is drawn in the 6×8 font
+    (20 a row) rather than cut. A scroll mark on the right shows there is more above/below."""
+    narrow = False
+    for item in items:
+        if len(item) > 15:
+            narrow = True
+            break
     for i in range(count):
         index = top + i
         if index >= len(items):
             break
         y = y0 + i * 9
+        ink = 1
         if index == cursor:
             canvas.fill_rect(0, y, WIDTH - 3, 9, 1)
-            canvas.text(items[index], 1, y + 1, 0)
+            ink = 0
+        if narrow:
+            small(canvas, items[index], 1, y + 1, ink)
         else:
-            canvas.text(items[index], 1, y + 1, 1)
+            canvas.text(items[index], 1, y + 1, ink)
     if top > 0:
         canvas.vline(WIDTH - 1, y0, 4, 1)
     if top + count < len(items):

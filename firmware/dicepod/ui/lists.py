@@ -68,7 +68,7 @@ class Confirm(Screen):
     def __init__(self, title, question, then):
         super().__init__()
         self.title = title
-        self.lines = wrap(question)
+        self.lines = wrap(question, draw.SMALL_COLUMNS)
         self.then = then
 
     def on_button(self, app, button):
@@ -85,7 +85,7 @@ class Confirm(Screen):
         """The question and the two answers."""
         draw.title(canvas, self.title)
         y = 12
-        for line in self.lines[:4]:
-            canvas.text(line, 0, y, 1)
-            y += 9
-        canvas.text("OK:yes BACK:no", 0, 56, 1)
+        for line in self.lines:  # questions are at most five lines of 21
+            draw.small(canvas, line, 0, y)
+            y += 8
+        draw.small(canvas, "OK: yes    BACK: no", 0, 56)

@@ -1,9 +1,18 @@
 """Settings: the rules' open points and the values players enter from their cards, a group
 at a time (editing one value, and the question a game asks, are in dicepod.ui.ask). Pure."""
 
+from micropython import const
+
 from dicepod.rules import modes
+from dicepod.ui import draw
 from dicepod.ui.ask import EditValue, value_name
 from dicepod.ui.lists import ListScreen
+from dicepod.ui.screen import DOWN, UP, wrap
+
+# Room under the title bar, in pixels; a row is 9 (one line of the 6×8 font).
+_ROOM = const(54)
+_ROW = const(9)
+_COLUMNS = const(20)  # 6×8 characters a row, the scroll mark beside them
 
 DEVICE = "device"  # the device's own settings group (dicepod.session._DEVICE)
 
@@ -24,7 +33,8 @@ class SettingsMenu(ListScreen):
 
 
 class ModeSettings(ListScreen):
-    """One mode's settings: a row per setting, 'label  value' ('?' = not entered yet)."""
+    """One mode's settings: the whole label and its value ('?' = not entered yet) in the 6×8
+    font; a label too long for one row with its value takes two."""
 
     def __init__(self, app, mode):
         self.mode = mode
@@ -33,25 +43,71 @@ class ModeSettings(ListScreen):
         elif mode != DEVICE:
             app.session.release_game()  # one mode's code in RAM: the game folds again when needed
         self.module = app.session.group(mode)
-        super().__init__("Set: " + mode, [])
+        title = "Device"
+        for name, mode_title in modes.MODES:
+            if name == mode:
+                title = mode_title
+        super().__init__(title, [])
+        self.values = []
         self.refresh(app)
 
     def refresh(self, app):
-        """Build the rows from the current values."""
+        """Build the rows from the current values: items[i] is the label's lines."""
         items = []
+        values = []
         for spec in self.module.SETTINGS:
-            value = app.session.setting(spec[0])
-            text = value_name(self.module, spec[0], value)
-            if len(text) > 4:
-                text = text[:4]
-            label = spec[4][: 14 - len(text)]
-            items.append(label + " " * (15 - len(label) - len(text)) + text)
+            value = value_name(self.module, spec[0], app.session.setting(spec[0]))
+            lines = wrap(spec[4], _COLUMNS)
+            if len(lines[-1]) + 1 + len(value) > _COLUMNS:
+                lines.append("")  # the value on a line of its own
+            items.append(lines)
+            values.append(value)
         self.items = items
+        self.values = values
         self.dirty = True
 
     def on_show(self, app):
         """Values may have changed while an edit screen was on top."""
         self.refresh(app)
+
+    def on_button(self, app, button):
+        """Move (rows of one or two lines), choose or leave."""
+        result = super().on_button(app, button)
+        if button == UP or button == DOWN:
+            if self.cursor < self.top:
+                self.top = self.cursor
+            while self.top < self.cursor and self.height(self.top, self.cursor + 1) > _ROOM:
+                self.top += 1
+        return result
+
+    def height(self, first, end):
+        """Pixels the rows first..end-1 take."""
+        total = 0
+        for i in range(first, end):
+            total += len(self.items[i]) * _ROW
+        return total
+
+    def draw(self, canvas):
+        """Title, then as many whole rows as fit from the top one."""
+        draw.title(canvas, self.title)
+        y = 10
+        i = self.top
+        while i < len(self.items) and y + len(self.items[i]) * _ROW <= 10 + _ROOM:
+            lines = self.items[i]
+            ink = 1
+            if i == self.cursor:
+                canvas.fill_rect(0, y, 125, len(lines) * _ROW, 1)
+                ink = 0
+            for line in lines:
+                draw.small(canvas, line, 1, y + 1, ink)
+                y += _ROW
+            value = self.values[i]
+            draw.small(canvas, value, 1 + (_COLUMNS - len(value)) * draw.SMALL, y - _ROW + 1, ink)
+            i += 1
+        if self.top > 0:
+            canvas.vline(127, 10, 4, 1)
+        if i < len(self.items):
+            canvas.vline(127, 60, 4, 1)
 
     def choose(self, app, index):
         """Edit the chosen setting."""

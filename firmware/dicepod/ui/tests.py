@@ -269,10 +269,7 @@ class TestsScreen(Screen):
                     break
                 canvas.text(line, 0, y, 1)
                 y += 8 if n <= 6 else 9
-        canvas.fill_rect(0, 55, 128, 9, 1)
-        canvas.text("<", 0, 56, 0)
-        canvas.text(">", 120, 56, 0)
-        draw.center(canvas, self.label, 56, 0)
+        draw.action_bar(canvas, self.label)
 
 
 def _set_tn(app, value):
