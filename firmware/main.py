@@ -2,6 +2,14 @@
 # board.make() (a Pico has none; the PC's fake machine has host/dicepod_host/fakeboard/
 # board_options.py: its flash directory and the virtual clock that ends a run after
 # DICEPOD_FAKE_TICKS loop passes, default 300, 0 = forever).
+#
+# While the app runs, Ctrl-C is off (micropython.kbd_intr(-1)): no byte on the USB line (0x03,
+# the raw REPL's 0x01..0x04, garbage) stops the game or reaches the REPL. `dicepod deploy` asks
+# the app to hand over with the protocol's `repl` command; the app stops once the journal is
+# written, and the REPL has the line again. Safe boot: BACK held at power-up starts the REPL
+# without the app.
+import micropython
+
 from dicepod import app, board
 
 try:
@@ -9,4 +17,11 @@ try:
 except ImportError:
     options = {}
 
-app.run(board.make(**options))
+if board.back_held():
+    print("dicepod: BACK held at power-up: safe boot, the REPL without the app")
+else:
+    micropython.kbd_intr(-1)
+    try:
+        app.run(board.make(**options))
+    finally:
+        micropython.kbd_intr(3)

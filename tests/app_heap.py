@@ -78,8 +78,12 @@ def replay(mpy_dir, buttons, work, heap, report=False, marks=(), device=False):
 
     work.mkdir(parents=True, exist_ok=True)
     for old in work.iterdir():  # a fresh device: no journal, no settings
-        old.unlink()
-    journal = work / "journal.log"
+        if old.is_dir():
+            for leaf in old.iterdir():
+                leaf.unlink()
+            old.rmdir()
+        else:
+            old.unlink()
     stream = work / "buttons.bin"
     stream.write_bytes(buttons)
     # The device directory is reached through a link of a fixed name next to the .mpy files:
@@ -101,5 +105,6 @@ def replay(mpy_dir, buttons, work, heap, report=False, marks=(), device=False):
     out = subprocess.run(
         args, env=env, cwd=str(mpy_dir), capture_output=True, text=True, timeout=600
     )
-    data = journal.read_bytes() if journal.exists() else b""
-    return out, data
+    from harness import journal_bytes
+
+    return out, journal_bytes(work)

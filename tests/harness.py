@@ -135,3 +135,19 @@ def parse_runner_output(text):
             _, name, value = line.split(" ", 2)
             results[name] = value
     return statuses, results
+
+
+def journal_bytes(flash):
+    """Every journal segment file under a flash directory (flash/journal/<first seq>), in
+    order, concatenated: what the device wrote."""
+    folder = Path(flash) / "journal"
+    if not folder.is_dir():
+        return b""
+    names = sorted(int(p.name) for p in folder.iterdir() if p.name.isdigit())
+    return b"".join((folder / str(n)).read_bytes() for n in names)
+
+
+def journal_event_lines(flash):
+    """The event lines of a flash directory's journal (headers and break lines left out)."""
+    lines = journal_bytes(flash).splitlines(keepends=True)
+    return [line for line in lines if line[:1].isdigit()]

@@ -4,8 +4,9 @@
 # CPython's test board (tests/portable/seeded.py), and the loop's clock is the host's. Each
 # loop pass waits for an edge on GP2 (the host's "tick"), then runs App.tick(20) exactly as
 # CPython's scripted session ticks; GP3 toggles when a pass is done. So the journal's MS field
-# and the buttons driver's hold times are CPython's, tick for tick, and the journal and the
-# pixels can be compared byte for byte. Never deployed by `dicepod deploy`.
+# and the buttons driver's hold times are CPython's, tick for tick, and (with the journal's
+# identity made as the test board makes it, not from os.urandom) the journal and the pixels
+# can be compared byte for byte. Never deployed by `dicepod deploy`.
 # A file heap.txt holding N leaves the app N bytes of heap: a ballast takes the rest first (the
 # heap tests and tools/bench_pico.py); measure.txt makes each pass write gc.mem_free() now and
 # its minimum into the watchdog's SCRATCH0/1 registers (SCRATCH2: free before the app's first
@@ -40,6 +41,7 @@ from dicepod import app, board  # noqa: E402
 _PERIOD_MS = 20
 parts = board.make()
 parts.randbelow = Seeded(int(open("seed.txt").read())).randbelow
+parts.new_id = None  # the journal's identity made from what is stored, as CPython's test board
 go = machine.Pin(2, machine.Pin.IN)
 done = machine.Pin(3, machine.Pin.OUT, value=0)
 go.irq(handler=lambda pin: None, trigger=machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)

@@ -73,7 +73,7 @@ class FingerBoard(Board):
         self.pins.append(self.mask)
         app.tick(TICK_MS)
         self.frames.append(bytes(self.display.buffer))
-        self.sizes.append(self.storage.size())
+        self.sizes.append(self.storage.journal_size())
         self.settings.append(self.storage.settings)
         self.screens.append(type(app.stack[-1]).__name__)
 
@@ -207,8 +207,15 @@ class Player:
 
 
 def journal_of(pico):
-    """The journal on the emulated Pico's flash (read from the image file)."""
+    """The journal on the emulated Pico's flash (read from the image file): its segment files
+    concatenated in order (what LineStorage.journal() gives on CPython), and the settings."""
     from dicepod_host.pico import read_littlefs
 
     files = read_littlefs(Path(pico.flash_path).read_bytes())
-    return files.get("journal.log", b""), files.get("settings.json")
+    return journal_in(files), files.get("settings.json")
+
+
+def journal_in(files):
+    """The journal in a flash's {path: bytes}: the segments journal/<first seq>, in order."""
+    names = sorted(int(k[8:]) for k in files if k.startswith("journal/") and k[8:].isdigit())
+    return b"".join(files["journal/%d" % n] for n in names)

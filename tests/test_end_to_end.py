@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from harness import journal_event_lines
 
 from dicepod import journal
 from dicepod_host.cli import main
@@ -150,7 +151,7 @@ def test_emulate_and_log_through_unplugs(tmp_path, capsys):
                 emu.kill()
                 emu.wait()
     # Every journal event exactly once, in order, equal to what the device wrote.
-    lines = (flash / "journal.log").read_bytes().splitlines(keepends=True)
+    lines = journal_event_lines(flash)
     assert len(lines) == last_seq
     con = sqlite3.connect(db)
     rows = con.execute("SELECT seq, game, ms, kind, data, prev FROM events ORDER BY seq").fetchall()
@@ -205,7 +206,7 @@ def test_unplugged_while_the_device_plays_on_backfills_from_its_journal(tmp_path
             if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    lines = (flash / "journal.log").read_bytes().splitlines(keepends=True)
+    lines = journal_event_lines(flash)
     assert len(lines) == last_seq >= 500
     con = sqlite3.connect(db)
     rows = con.execute("SELECT seq, prev FROM events ORDER BY seq").fetchall()

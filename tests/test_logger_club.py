@@ -17,6 +17,7 @@ import sys
 import time
 
 import pytest
+from harness import journal_event_lines
 from test_end_to_end import _reader, _wait_line
 
 from dicepod import journal
@@ -114,8 +115,7 @@ def _run_club(tmp_path, groups):
                     proc.kill()
                     proc.wait()
     journals = {
-        _device_id(i): (flash / "journal.log").read_bytes().splitlines(keepends=True)
-        for i, _proc, flash, _out, _err in emulators
+        _device_id(i): journal_event_lines(flash) for i, _proc, flash, _out, _err in emulators
     }
     return db, journals, summaries
 

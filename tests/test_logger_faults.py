@@ -116,7 +116,7 @@ def test_gap_asks_since_and_fills(tmp_path):
     for line in reversed(lines[5:9]):  # the back-fill, in reverse order even
         ingest.feed(line)
     ingest.feed(protocol.end_line(loggen.DEV, 11))
-    state = ingest.devices[loggen.DEV]
+    state = ingest.devices[(loggen.DEV, "")]
     assert state.have == 11 and not state.above
     store.commit()
     assert [s for s, _c in _stored(store)] == list(range(1, 12))
@@ -144,7 +144,7 @@ def test_device_missing_events_gives_up_until_reconnect(tmp_path):
     assert ingest.take_outbox() == [b"since 3\n"]
     ingest.feed(lines[6] + protocol.end_line(loggen.DEV, 7))  # the device lacks 4..6
     assert ingest.take_outbox() == []
-    state = ingest.devices[loggen.DEV]
+    state = ingest.devices[(loggen.DEV, "")]
     assert state.missing == 3
     for _ in range(5):
         clock.now += logger.FILL_TIMEOUT + 1

@@ -98,7 +98,10 @@ def test_emulate_pico_then_log_and_verify(tmp_path, capsys):
                     proc.kill()
                     proc.wait()
     # The journal on the Pico's flash, read from the image: every line in the database once.
-    lines = read_littlefs(image.read_bytes())["journal.log"].splitlines(keepends=True)
+    files = read_littlefs(image.read_bytes())
+    segments = sorted(int(k[len("journal/") :]) for k in files if k[len("journal/") :].isdigit())
+    data = b"".join(files["journal/%d" % n] for n in segments)
+    lines = [x for x in data.splitlines(keepends=True) if x[:1].isdigit()]
     con = sqlite3.connect(db)
     rows = con.execute("SELECT seq, game, ms, kind FROM events ORDER BY seq").fetchall()
     devices = [r[0] for r in con.execute("SELECT id FROM devices")]

@@ -7,6 +7,7 @@ the journal is read back from the flash image's file system."""
 import json
 
 import pytest
+from pico_sessions import journal_in
 from pico_support import diff_image, need_pico
 
 from dicepod_host.pico import Pico, flash_image, read_littlefs
@@ -23,17 +24,23 @@ def pico(tmp_path_factory):
 
 
 def _kinds_of(journal):
-    return [json.loads(line.split(b" ")[4])[0] for line in journal.splitlines()]
+    # (event lines only: each segment starts with a header line, "@ ...")
+    lines = [line for line in journal.splitlines() if line[:1].isdigit()]
+    return [json.loads(line.split(b" ")[4])[0] for line in lines]
 
 
 def _kinds(pico):
     """The kinds of the journal's events, read from the flash image's file system."""
-    return _kinds_of(read_littlefs(flash_image(pico.flash_path)).get("journal.log", b""))
+    return _kinds_of(journal_in(read_littlefs(flash_image(pico.flash_path))))
 
 
 def _kinds_on_the_device(pico):
     """The same, read by the device itself (the raw REPL stops the app: the last check)."""
-    text = pico.exec_raw("import sys\nsys.stdout.write(open('journal.log').read())")
+    text = pico.exec_raw(
+        "import os, sys\n"
+        "for n in sorted([int(x) for x in os.listdir('journal') if x.isdigit()]):\n"
+        "    sys.stdout.write(open('journal/%d' % n).read())\n"
+    )
     return _kinds_of(text.encode() if isinstance(text, str) else text)
 
 

@@ -72,7 +72,16 @@ def test_usb_serial_opens_with_pyserial(pico):
         link = serial.Serial(pico.usb_port, 115200, timeout=0.2)
         try:
             link.reset_input_buffer()
-            link.write(b"\x03\x03\x02")  # Ctrl-C stops main.py; Ctrl-B: the friendly REPL
+            # The app keeps Ctrl-C off (issue 12): the protocol's `repl` asks it to stop; then
+            # Ctrl-B at the friendly REPL prints the banner.
+            link.write(b"\nrepl\n")
+            seen = b""
+            end = time.monotonic() + 20
+            while b'"type":"repl"' not in seen and time.monotonic() < end:
+                seen += link.read(512)
+            assert b'"type":"repl"' in seen, seen
+            time.sleep(0.5)
+            link.write(b"\x02")
             seen = b""
             end = time.monotonic() + 20
             while b">>> " not in seen and time.monotonic() < end:

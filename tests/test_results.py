@@ -179,9 +179,9 @@ def test_every_mode_result_against_the_rules_fold(tmp_path, capsys):
 
 def loggen_effective(events):
     """The journal's undo applied to a game's events (as the device's fold sees them)."""
-    from dicepod import journal
+    from dicepod import journalfix
 
-    return list(journal.effective(events))
+    return list(journalfix.effective(events))
 
 
 def test_export_one_game_per_row_and_real_columns(tmp_path, capsys):

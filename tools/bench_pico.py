@@ -1,9 +1,9 @@
 """Benchmark on the emulated Pico (host/dicepod_host/pico): MicroPython v1.28.0 RPI_PICO with
 dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts nothing.
 
-- boot: power-on to the last I2C byte of the first frame, with an empty journal and with
-  journals of 1,000 and 10,000 events (built host-side with dicepod.journal on the flash image:
-  games of free roll of 100 events each, the last one in progress);
+- boot: power-on to the last I2C byte of the first frame, with an empty journal, a journal of
+  10,000 events and a full flash (segment files built host-side with dicepod.journal on the
+  flash image, tools/bench_journal.py: games of free roll, the last one in progress);
 - per press, per mode (every mode's scripted session, tests/portable/app_sessions.py, pressed by
   a finger as tests/pico_sessions.py does, on the firmware's own main loop with the real clock
   and CPython's seeded dice): from the pin's first edge to the last I2C byte of the frame that
@@ -47,35 +47,20 @@ def pct(values, p):
     return values[k]
 
 
-def long_journal(events):
-    """A journal of `events` events: free-roll games of 100 events, the last one in progress."""
-    from app_board import LineStorage
-
-    from dicepod import journal
-
-    storage = LineStorage()
-    j = journal.Journal(storage)
-    n = 0
-    ms = 0
-    while n < events:
-        j.append(ms, ("new_game", ("free",)))
-        n += 1
-        k = 0
-        while n < events and k < 99:
-            ms += 1500
-            j.append(ms, ("roll", tuple(1 + (n * 7 + i * 3) % 6 for i in range(6))))
-            n += 1
-            k += 1
-    return storage.journal()
-
-
 def bench_boot():
+    # The journal's segment files written on the flash before it boots, by the firmware's
+    # own journal code on CPython (tools/bench_journal.py).
+    from bench_journal import FULL_BYTES, pico_boot_ms
+
     print("boot: power-on to the last I2C byte of the first frame (emulated ms)")
-    for events in (0, 1000, 10000):
-        files = {"journal.log": long_journal(events)} if events else {}
-        with Pico(files=files, usb="events") as pico:
-            ms = pico.run_until_frame(max_ms=60_000)
-            print("  journal of %5d events: %7.1f ms" % (events, ms), flush=True)
+    for name, events, full in (
+        ("empty", 0, None),
+        ("10000 events", 10_000, None),
+        ("full flash", None, FULL_BYTES),
+    ):
+        ms, n, segs = pico_boot_ms(events, full)
+        print("  journal %-13s: %7.1f ms (%d events, %d segments)" % (name, ms, n, segs),
+              flush=True)  # fmt: skip
 
 
 def presses_of(rec, first, end):

@@ -6,6 +6,10 @@ Prints the functions by share of samples, and the share of whole subsystems (the
 the garbage collector, LittleFS, SHA-256, I2C, ...).
 
     .venv/bin/python tools/profile_pico.py [--modes battle] [--every 200] [--top 40]
+    .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--every 200] [--top 40]
+
+--boot profiles the boot instead (power-on to the first frame) with a journal of that many
+events, or a full flash, written on the flash first (tools/bench_journal.py's segments).
 """
 
 import argparse
@@ -68,9 +72,12 @@ def main(argv):
     parser.add_argument("--modes", default="battle")
     parser.add_argument("--every", type=int, default=200)
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--boot", help="events in the journal (or 'full'): profile the boot")
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
     addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
+    if args.boot is not None:
+        return profile_boot(args, addrs, names)
     modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]
     rec = ps.record(modes)
     hist = {}
@@ -88,30 +95,44 @@ def main(argv):
             if edge:
                 for pc, n in pico.profile(0).items():
                     hist[pc] = hist.get(pc, 0) + n
+    report(hist, addrs, names, args.every, args.top, presses,
+           "the %d ticks with a press edge (%s)" % (presses, ",".join(modes)))  # fmt: skip
+    return 0
+
+
+def profile_boot(args, addrs, names):
+    """PC samples from power-on to the first frame, with the journal on the flash."""
+    from bench_journal import FULL_BYTES, journal_files
+
+    full = args.boot == "full"
+    files, n = journal_files(None if full else int(args.boot), FULL_BYTES if full else None)
+    with Pico(files=files, usb="events") as pico:
+        pico.profile(args.every)
+        ms = pico.run_until_frame(max_ms=30_000)
+        hist = pico.profile(0)
+    what = "the boot to the first frame (%.0f ms; %d events, %d segment files)" % (
+        ms, n, len(files))  # fmt: skip
+    report(hist, addrs, names, args.every, args.top, 1, what)
+    return 0
+
+
+def report(hist, addrs, names, every, top, count, what):
     by_name = {}
     for pc, n in hist.items():
         fn = name_of(addrs, names, pc)
         by_name[fn] = by_name.get(fn, 0) + n
     total = sum(by_name.values()) or 1
     print(
-        "PC samples in the %d ticks with a press edge (%s): %d samples, one per %d cycles"
-        " (%.0f ms per press)"
-        % (
-            presses,
-            ",".join(modes),
-            total,
-            args.every,
-            total * args.every / 125e3 / max(1, presses),
-        )
+        "PC samples in %s: %d samples, one per %d cycles (%.0f ms each)"
+        % (what, total, every, total * every / 125e3 / max(1, count))
     )
     print("subsystems:")
     for label, prefixes in GROUPS:
         n = sum(v for k, v in by_name.items() if any(p in k for p in prefixes))
         print("  %-26s %5.1f %%" % (label, 100.0 * n / total))
     print("functions:")
-    for fn, n in sorted(by_name.items(), key=lambda kv: -kv[1])[: args.top]:
+    for fn, n in sorted(by_name.items(), key=lambda kv: -kv[1])[:top]:
         print("  %5.1f %%  %s" % (100.0 * n / total, fn))
-    return 0
 
 
 if __name__ == "__main__":

@@ -334,6 +334,10 @@ def run(board, ticks=None):
             app = App(board)
             app.start()
         last = now
+        usb = app.session.usb
+        if usb is not None and getattr(usb, "repl_asked", False):  # `repl` (dicepod deploy): the
+            usb.finish()  # journal is written, the repl line goes out, main.py hands the
+            return app  # USB line to the REPL
         board.sleep_ms(_PERIOD_MS)
         if ticks is not None:
             ticks -= 1

@@ -45,6 +45,7 @@ class Board:
         self.usb = None
         self.beeper = None
         self.device_id = ""
+        self.new_id = None  # () -> 16 random hex digits: a new journal's identity
         self.settings = {}  # the device's settings (dicepod.device), defaults filled in
         self.saved = None  # the players' saved values as read at boot ({key: int}), or None
         self.notices = ()  # lines about the settings file to show once the app has started
@@ -84,6 +85,21 @@ def _hex(data):
     return "".join("%02x" % b for b in data)
 
 
+def _new_id():
+    """16 random hex digits (a new journal's identity) from the hardware's random source."""
+    import os
+
+    return _hex(os.urandom(8))
+
+
+def back_held():
+    """True while BACK is held (at power-up: the documented safe boot, no app, the REPL)."""
+    import machine
+
+    pin = machine.Pin(BUTTON_PINS[3], machine.Pin.IN, machine.Pin.PULL_UP)
+    return pin.value() == 0
+
+
 def assemble(
     storage,
     display,
@@ -95,6 +111,7 @@ def assemble(
     beeper=None,
     clock=None,
     config=None,
+    new_id=None,
 ):
     """Put a Board together from its parts: the one way every board is built (make() on the
     Pico and the fake machine, the browser simulator's host/dicepod_host/sim/web/simboard.py,
@@ -111,7 +128,8 @@ def assemble(
     usb: keyword arguments for dicepod.drivers.usb.UsbLink beside the storage and device id
       (out, inp, poll), or None for no link.
     beeper: the beeper driver, or None. clock: ticks_ms/ticks_diff/sleep_ms (a module or an
-      object), or None.
+      object), or None. new_id: () -> 16 random hex digits, a new journal's identity (None:
+      the journal makes one from what is stored: tests).
     """
     from dicepod.settings import load
 
@@ -142,6 +160,7 @@ def assemble(
         usb=link,
         beeper=beeper,
         device_id=device_id,
+        new_id=new_id,
         settings=values,
         saved=saved,
         notices=notices,
@@ -202,6 +221,7 @@ def make(config=None, flash="", clock=None):
         beeper=beeper.Beeper(machine.PWM(machine.Pin(PIEZO), freq=2000, duty_u16=0)),
         clock=clock,
         config=config,
+        new_id=_new_id,
     )
     if idle:  # the real clock: the main loop pauses while nothing happens
         from dicepod.drivers import idlesleep

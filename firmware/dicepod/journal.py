@@ -1,4 +1,4 @@
-"""The event journal: line format, checksum, hash chain, recovery after power loss, undo.
+"""The event journal: line format, checksum, hash chain, segments, recovery, damage, undo.
 
 Pure: no machine, time or random; storage is injected (dicepod.drivers.storage interface).
 Runs unchanged on MicroPython and CPython, and gives the same bytes on both.
@@ -22,9 +22,35 @@ before it: an edited, removed, inserted or reordered event breaks the chain at t
 The PC recomputes both from the protocol's fields (dicepod.protocol), so it checks the same
 bytes the device wrote.
 
-Recovery reads every line and keeps the longest good prefix (checksum right, sequence
-continuous, chain intact, game ids consistent); a torn or corrupt tail is cut off, so a power
-cut loses at most the event being written.
+Segments. The journal is a row of small files (segments), each named by the seq of its first
+event; a new one starts when the current one reaches _SEG_BYTES. A segment begins with a
+header line, its checkpoint (written whole, by a rename):
+
+    @ ID FIRST GAME PREV GSEG GOFF GLEN GUNDO CRC
+
+ID is the journal's identity (16 hex digits, random, made when the journal is created: a wiped
+or re-flashed device starts a journal of another id); FIRST the seq of the segment's first
+event (its name); GAME and PREV the game id and chain hash before it; GSEG/GOFF the segment and
+byte offset of the current game's new_game line (0 0: none known); GLEN/GUNDO that game's
+events and undos so far. Recovery reads the last segment's header and lines only (bounded,
+whatever the history); a back-fill from seq N opens the segment holding N+1 by its name.
+
+Damage. Recovery checks every line of the last segment (checksum, sequence, chain, game ids).
+A torn last line (a power cut while writing) is cut silently. Damaged lines with good lines
+after them are replaced by a break line, and the good lines are kept:
+
+    ! FROM TO PREV CRC
+
+(events FROM..TO were lost; the chain resumes at the next line, whose prev is PREV.) Damaged
+bytes are kept aside (storage file "damaged", the last 4 KB) for the PC, and
+`notices` says what happened. A damaged end with no good line after it is cut, kept aside and
+noticed too. Readers skip a line they cannot decode (a line of an older segment is checked only
+when read).
+
+Full flash. Before a segment is started, the oldest segments are deleted while less than
+_RESERVE bytes are free: the PC's acknowledged ones (acknowledge()) silently, then unacknowledged
+finished games with a notice; the segments of the game in progress are never deleted. A write
+that fails (no space) deletes and retries once in a fresh segment, then raises OSError.
 
 Undo: `("undo", ())` cancels the last effective event of the current game (not its `new_game`);
 an undo with nothing left to cancel is ignored. Events stay append-only; game_events() and
@@ -98,12 +124,6 @@ def checksum(body):
     return binascii.crc32(body) & 0xFFFFFFFF
 
 
-def encode(seq, game, ms, event, prev):
-    """Return the journal line (bytes ending in b"\\n") for one event."""
-    body = body_bytes(seq, game, ms, prev, canonical(event))
-    return body + (" %08x\n" % checksum(body)).encode()
-
-
 def _is_hash(text):
     if len(text) != 8:
         return False
@@ -116,36 +136,26 @@ def _is_hash(text):
 def decode(line):
     """Parse one journal line; return ((seq, game, ms, event, prev), body).
 
-    Raise ValueError for a torn line, a wrong checksum or a malformed field.
+    Raise ValueError("bad line") for a torn line, a wrong checksum or a malformed field.
     """
-    if not line.endswith(b"\n"):
-        raise ValueError("torn line")
     cut = line.rfind(b" ")
-    if cut < 0 or len(line) - cut != 10:
-        raise ValueError("no checksum")
     body = line[:cut]
-    try:
-        crc = int(line[cut + 1 : -1], 16)
-    except ValueError:
-        raise ValueError("bad checksum field")
-    if checksum(body) != crc:
-        raise ValueError("checksum mismatch")
+    # a line ends with " " + 8 hex digits of its body's CRC-32 + "\n" (a torn one does not)
+    if cut < 0 or (" %08x\n" % checksum(body)).encode() != line[cut:]:
+        raise ValueError("bad line")
     parts = body.split(b" ")
-    if len(parts) != 5:
-        raise ValueError("wrong number of fields")
     try:
-        seq = int(parts[0])
-        game = int(parts[1])
-        ms = int(parts[2])
-        prev = parts[3].decode()
-        raw = json.loads(parts[4])
-    except ValueError:
-        raise ValueError("malformed field")
-    if not _is_hash(prev):
-        raise ValueError("bad hash field")
-    if not isinstance(raw, list) or len(raw) != 2 or not isinstance(raw[1], list):
-        raise ValueError("malformed event")
-    event = (raw[0], tuple(raw[1]))
+        seq, game, ms, prev, raw = parts
+        seq = int(seq)
+        game = int(game)
+        ms = int(ms)
+        prev = prev.decode()
+        raw = json.loads(raw)
+        if not _is_hash(prev) or len(raw) != 2 or not isinstance(raw[1], list):
+            raise ValueError("bad line")
+        event = (raw[0], tuple(raw[1]))
+    except (ValueError, TypeError, KeyError, IndexError):
+        raise ValueError("bad line")
     check_event(event)
     return (seq, game, ms, event, prev), body
 
@@ -159,153 +169,184 @@ def seq_of(line):
         return -1
 
 
-def effective(events):
-    """Return the effective events of one game's raw event list (undo applied)."""
-    out = []
-    for event in events:
-        if event[0] == "undo":
-            if out and not (len(out) == 1 and out[0][0] == "new_game"):
-                out.pop()
-        else:
-            out.append(event)
-    return out
-
-
-def read_lines(storage, start=0):
-    """Iterate (offset, line) over the storage's journal from byte offset start."""
-    if start:
-        try:
-            lines = storage.lines(start)
-            offset = start
-        except TypeError:  # a storage without lines(start): skip to the offset by counting
-            lines = storage.lines()
-            offset = 0
-    else:
-        lines = storage.lines()
-        offset = 0
-    try:
-        for line in lines:
-            if offset >= start:
-                yield offset, line
-            offset += len(line)
-    finally:
-        close = getattr(lines, "close", None)
-        if close:
-            close()
-
-
-def read_entries(storage, since=0, start=0):
-    """Iterate (offset, entry, body) for good lines with seq > since, from byte offset start.
-
-    Stops at the first bad line (recovery has cut those; this only guards against a write
-    racing a read).
-    """
-    lines = read_lines(storage, start)
-    try:
-        for offset, line in lines:
-            if seq_of(line) <= since:
-                continue
-            try:
-                entry, body = decode(line)
-            except ValueError:
-                return
-            yield offset, entry, body
-    finally:
-        lines.close()  # MicroPython closes a file only when told (or at garbage collection)
+# A segment is closed (the next event starts a new one) once it holds this many bytes.
+_SEG_BYTES = const(8192)
+# Bytes kept free on the flash: below this, the oldest segments go before a new one starts.
+_RESERVE = const(24576)
 
 
 class Journal:
     """The append-only event journal on a storage (see the module docstring)."""
 
-    def __init__(self, storage):
+    def __init__(self, storage, new_id=None):
         self.storage = storage
+        self.new_id = new_id  # returns 16 hex digits (random) for a new journal's id
+        self.id = ""  # the journal's identity ("" until its first segment is written)
+        self.acked = 0  # the last seq the PC has acknowledged storing
+        self.notices = []  # short lines for the screen: damage found, games deleted, full
+        # Set only when it happens (few attributes: what stays in RAM): lost (events lost to
+        # damage), dropped (bytes cut off the end), pruned (events deleted for room before
+        # the PC had acknowledged them), full (no room left and nothing that may go).
         self.seq = 0  # sequence number of the last line
         self.game = 0  # id of the current game (0: none yet)
         self.prev = GENESIS  # chain hash of the last line
-        self.size = 0  # bytes of good journal
-        self.game_start = 0  # byte offset of the current game's first line
+        self.seg = 0  # the current (last) segment's name (0: none yet)
+        self.seg_size = 0
+        self.game_seg = 0  # segment of the current game's first line (0: none known)
+        self.game_start = 0  # byte offset of that line in its segment
         self.game_undos = 0  # undo events in the current game (0: no undo pass needed)
         self.game_length = 0  # raw events (lines) in the current game
-        self.dropped = 0  # bytes cut off by the last recover()
+
+    # -- recovery ----------------------------------------------------------------------------
 
     def recover(self):
-        """Read the journal, cut a torn or corrupt tail, restore the state; return line count."""
-        self.seq = 0
-        self.game = 0
-        self.prev = GENESIS
-        self.game_start = 0
-        self.game_undos = 0
-        self.game_length = 0
-        offset = 0
-        count = 0
-        lines = read_lines(self.storage)
-        for line_offset, line in lines:
+        """Restore the state from the last segment (its header, then its lines), repairing
+        damage there (see the module docstring); return the last seq. Raises only what the
+        storage raises for reading; a journal it cannot make sense of starts empty. (The
+        code is in dicepod.journalfix, in RAM only while it runs.)"""
+        self.notices = []
+        if not self.storage.segments():  # a new journal: nothing to read
+            return 0
+        from dicepod import journalfix
+
+        return journalfix.recover(self)
+
+    def _rotate(self, first, force=False):
+        """Start segment first (its header written whole): first, room for it (the oldest
+        segments deleted while space is short; force: at least one), a new journal's
+        identity, the acknowledgement."""
+        free = self.storage.free()
+        if force or (free is not None and free < _RESERVE):
+            from dicepod import journalfix
+
+            journalfix.rotate(self, force)
+        if not self.id:  # a new journal: its identity (see journalfix.make_id)
+            self.id = self.new_id() if self.new_id else chain_hash(repr(self.seq).encode()) * 2
+        if self.acked:  # the PC's acknowledgement, kept for the next boot (journalfix.save)
             try:
-                entry, body = decode(line)
-            except ValueError:
-                break
-            seq, game, _ms, event, prev = entry
-            kind = event[0]
-            expected_game = self.game + 1 if kind == "new_game" else self.game
-            if seq != self.seq + 1 or prev != self.prev or game != expected_game:
-                break
-            self.seq = seq
-            self.prev = chain_hash(body)
-            if kind == "new_game":
-                self.game = game
-                self.game_start = line_offset
-                self.game_undos = 0
-                self.game_length = 0
-            elif kind == "undo":
-                self.game_undos += 1
-            self.game_length += 1
-            offset = line_offset + len(line)
-            count += 1
-        lines.close()  # before truncate: the file must not stay open
-        total = self.storage.size()
-        self.dropped = total - offset
-        if offset < total:
-            self.storage.truncate(offset)
-        self.size = offset
-        return count
+                self.storage.write("ack", ("%d %s\n" % (self.acked, self.id)).encode())
+            except OSError:
+                pass
+        head = (
+            "@ %s %d %d %s %d %d %d %d"
+            % (
+                self.id,
+                first,
+                self.game,
+                self.prev,
+                self.game_seg,
+                self.game_start,
+                self.game_length,
+                self.game_undos,
+            )
+        ).encode()
+        head += (" %08x\n" % checksum(head)).encode()
+        self.storage.write(first, head)
+        self.seg = first
+        self.seg_size = len(head)
 
     def append(self, ms, event):
-        """Write one event (after check_event) as a journal line; return the line bytes."""
+        """Write one event (after check_event) as a journal line; return the line bytes.
+        Raises OSError when the flash has no room even after deleting what may go."""
         check_event(event)
         kind = event[0]
         seq = self.seq + 1
         game = self.game + 1 if kind == "new_game" else self.game
         body = body_bytes(seq, game, ms, self.prev, canonical(event))
         line = body + (" %08x\n" % checksum(body)).encode()
-        self.storage.append(line)
+        if not self.seg_size or self.seg_size + len(line) > _SEG_BYTES:
+            self._rotate(seq)
+        try:
+            self.storage.append(self.seg, line)
+        except OSError:
+            # No room (or a failed write, perhaps torn): delete what may go, then write it
+            # once more at the start of a fresh segment (the torn bytes stay behind).
+            from dicepod import journalfix
+
+            journalfix.retry(self, seq, line)
         # State changes only once the line is written: a failed write leaves it as it was.
         if kind == "new_game":
-            self.game = game
-            self.game_start = self.size
+            self.game_seg = self.seg
+            self.game_start = self.seg_size
             self.game_undos = 0
             self.game_length = 0
         elif kind == "undo":
             self.game_undos += 1
+        self.game = game
         self.game_length += 1
         self.seq = seq
         self.prev = chain_hash(body)
-        self.size += len(line)
+        self.seg_size += len(line)
         return line
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def lines(self, since, seg, start=0):
+        """Iterate (seg, offset, line) over the event and break lines from segment seg at
+        byte offset start (see journalfix.find for the segment holding a seq), skipping lines of
+        seq <= since (and a line a failed write left twice). Headers are left out; break
+        lines and damaged lines come as they are. The next segment is the one named by the
+        last seq + 1 (or the last seq, when a failed write left its line behind too): no
+        directory listing while it runs, nothing but a few ints held between lines (the
+        game's fold loads a mode's code while this runs)."""
+        name = seg
+        last = since
+        while name:
+            top = 0
+            offset = start
+            start = 0
+            lines = self.storage.lines(name, offset)
+            try:
+                for line in lines:
+                    at = offset
+                    offset += len(line)
+                    tag = line[:1]
+                    if tag == b"@":
+                        continue
+                    seq = seq_of(line)
+                    if tag == b"!":  # a break line "! FROM TO PREV CRC": lost up to TO
+                        parts = line.split(b" ")
+                        if len(parts) == 5 and parts[2].isdigit():
+                            top = max(top, int(parts[2]))
+                        yield name, at, line
+                    elif seq < 0:  # damaged
+                        yield name, at, line
+                    elif seq > last:
+                        last = seq
+                        top = max(top, seq)
+                        yield name, at, line
+            finally:
+                close = getattr(lines, "close", None)
+                if close:
+                    close()
+            following = 0
+            for candidate in (top + 1, top):
+                if candidate > name and not following:
+                    probe = self.storage.lines(candidate)
+                    for _line in probe:
+                        following = candidate
+                        break
+                    close = getattr(probe, "close", None)
+                    if close:
+                        close()
+            name = following
 
     def _game_entries(self, limit):
         """Iterate the current game's events (raw, at most limit of them)."""
+        if not self.game_seg or not limit:
+            return
         n = 0
-        entries = read_entries(self.storage, 0, self.game_start)
-        try:
-            for _offset, entry, _body in entries:
-                if n >= limit:
-                    return
-                if entry[1] != self.game:
-                    continue
-                n += 1
-                yield entry[3]
-        finally:
-            entries.close()
+        for _seg, _offset, line in self.lines(0, self.game_seg, self.game_start):
+            try:
+                entry = decode(line)[0]
+            except ValueError:
+                continue
+            if entry[1] != self.game:
+                continue
+            yield entry[3]
+            n += 1
+            if n >= limit:
+                return
 
     def game_events(self):
         """Iterate the current game's effective events (undo applied), streamed from storage.

@@ -43,7 +43,10 @@ class Session:
         self.power = getattr(board, "power", None)
         self.toast = toast
         self.changed = changed
-        self.journal = journal_module.Journal(board.storage)
+        # new_id: the board's random source for a new journal's identity
+        self.journal = journal_module.Journal(board.storage, getattr(board, "new_id", None))
+        if self.usb is not None:
+            self.usb.log = self.journal  # the link's journal (seq, head, identity, back-fill)
         # The players' settings, {key: int}, as read from storage once (by board.assemble,
         # else by start()). They are checked against a mode's SETTINGS when that mode is
         # loaded (only one mode's modules are in RAM).
@@ -65,8 +68,16 @@ class Session:
         """Recover the journal, load the settings, fold the game in progress (unless resume
         is false: started without the game after a crash loop)."""
         # A torn last line (a power cut while writing) is cut silently: the game resumes at
-        # the last complete event, as if the cut came a moment earlier.
-        self.journal.recover()
+        # the last complete event, as if the cut came a moment earlier. Damage, games deleted
+        # for room: the journal's notices. Recovery never stops the start: a journal that
+        # cannot be read at all starts the app without it, with a message.
+        journal = self.journal
+        try:
+            journal.recover()
+        except Exception:
+            journal.notices = ["Journal unreadable"]
+        self.messages.extend(journal.notices)
+        journal.notices = []
         if self.unread:
             # The settings file, read once (by board.assemble, or here for a board that did
             # not): a corrupt one falls back to the defaults with a message.
@@ -231,7 +242,15 @@ class Session:
 
     def record(self, event):
         """Append an event to the journal and hand its line to the USB link."""
-        line = self.journal.append(self.ms, event)
+        journal = self.journal
+        try:
+            line = journal.append(self.ms, event)
+        except OSError:  # the flash is full with the game in progress: nothing was written,
+            self.refold()  # so the game is as the journal has it
+            raise ValueError("Flash full")
+        if journal.notices:  # old games deleted for room, or the flash nearly full
+            self.toast("Flash full")
+            journal.notices = []
         if self.usb is not None:
             self.usb.on_entry(line)
         return line

@@ -94,6 +94,8 @@ def encode(values):
 
 def decode(data):
     """Decode the settings file's bytes into a dict; raise ValueError when corrupt."""
+    # (A settings file larger than 4 KB or nested never gets here: the storage drivers
+    # refuse it before it is parsed, see dicepod.drivers.storage.load_settings.)
     try:
         values = json.loads(data)
     except ValueError:

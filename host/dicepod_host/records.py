@@ -38,7 +38,11 @@ Pair = tuple[int, Event]
 APP_KINDS = ("new_game", "set", "undo", "crash")
 
 
-class EventLine(TypedDict):
+class _InJournal(TypedDict, total=False):
+    jid: str  # the journal's identity (protocol 2; absent or "": protocol 1)
+
+
+class EventLine(_InJournal):
     """A parsed event line (see the module docstring)."""
 
     v: int

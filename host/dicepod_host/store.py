@@ -1,9 +1,14 @@
-"""The PC log: SQLite with devices, games, events and player names, unique on (device, seq).
+"""The PC log: SQLite with devices, games, events and player names, unique on (device,
+journal, seq).
 
 Shell (file I/O). Every event a dicepod sends is stored exactly once however often it arrives
-(replays, reconnects, back-fills); a different event under a stored (device, seq) is a conflict
-and is counted, never stored over the first. Events keep every protocol field, so `dicepod
-verify` rechecks checksums and the hash chain from the database alone.
+(replays, reconnects, back-fills); a different event under a stored (device, journal, seq) is a
+conflict and is counted, never stored over the first. A journal is the device's identity for
+one run of its flash (protocol "jid"; "" for protocol 1 lines): a wiped or re-flashed device
+starts a new journal at seq 1, stored beside the old one. The store also keeps, per journal,
+the last seq the device reported (heads) and the events it lost to flash damage (breaks).
+Events keep every protocol field, so `dicepod verify` rechecks checksums and the hash chain
+from the database alone.
 
 Several programs share one database: it is in WAL mode (readers never block the writer), and a
 writer holds the write lock only for the moment of a flush: add_event() and touch_device() queue
@@ -58,9 +63,41 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "slot INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (device, game, slot))",
         ),
     ),
+    (
+        3,
+        (
+            # Journal identities (issue 12): events and games are unique on (device, journal,
+            # seq) / (device, journal, game); a wiped or re-flashed device's new journal is
+            # stored beside the old one. Rows of earlier databases get journal "" (protocol 1).
+            # heads: the last seq and chain head a device reported (hello/pong) per journal;
+            # breaks: events a device lost to flash damage (its journal's break lines).
+            "CREATE TABLE events3 (device TEXT NOT NULL REFERENCES devices(id), "
+            "journal TEXT NOT NULL, seq INTEGER NOT NULL, game INTEGER NOT NULL, "
+            "ms INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, prev TEXT NOT NULL, "
+            "crc TEXT NOT NULL, v INTEGER NOT NULL, received REAL NOT NULL, "
+            "PRIMARY KEY (device, journal, seq)) WITHOUT ROWID",
+            "INSERT INTO events3 SELECT device, '', seq, game, ms, kind, data, prev, crc, v, "
+            "received FROM events",
+            "DROP TABLE events",
+            "ALTER TABLE events3 RENAME TO events",
+            "CREATE INDEX events_game ON events (device, journal, game, seq)",
+            "CREATE TABLE games3 (device TEXT NOT NULL REFERENCES devices(id), "
+            "journal TEXT NOT NULL, game INTEGER NOT NULL, mode TEXT NOT NULL, "
+            "first_seq INTEGER NOT NULL, started REAL, PRIMARY KEY (device, journal, game))",
+            "INSERT INTO games3 SELECT device, '', game, mode, first_seq, started FROM games",
+            "DROP TABLE games",
+            "ALTER TABLE games3 RENAME TO games",
+            "CREATE TABLE heads (device TEXT NOT NULL, journal TEXT NOT NULL, "
+            "seq INTEGER NOT NULL, head TEXT NOT NULL, seen REAL NOT NULL, "
+            "PRIMARY KEY (device, journal))",
+            "CREATE TABLE breaks (device TEXT NOT NULL, journal TEXT NOT NULL, "
+            "first INTEGER NOT NULL, last INTEGER NOT NULL, prev TEXT NOT NULL, "
+            "PRIMARY KEY (device, journal, first))",
+        ),
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
-_EVENT_COLUMNS = "device, seq, game, ms, kind, data, prev, crc, v, received"
+_EVENT_COLUMNS = "device, journal, seq, game, ms, kind, data, prev, crc, v, received"
 # Longest player name and most players per device or game kept on the PC.
 MAX_PLAYER_NAME = 24
 MAX_PLAYERS = 8
@@ -96,9 +133,11 @@ class Store:
         if p.exists() and not p.is_file():
             raise UserError(f"{self.path} is not a regular file, not a database")
         self._events: list[tuple[Any, ...]] = []  # queued event rows (see the docstring)
-        self._keys: dict[tuple[str, int], str] = {}  # (device, seq) -> crc of a queued row
+        self._keys: dict[tuple[str, str, int], str] = {}  # (device, journal, seq) -> queued crc
         self._games: list[tuple[Any, ...]] = []
         self._devices: dict[str, tuple[str | None, float]] = {}  # device -> (fw, last seen)
+        self._heads: dict[tuple[str, str], tuple[Any, ...]] = {}  # (device, journal) -> row
+        self._breaks: list[tuple[Any, ...]] = []
         self._seen: dict[str, float] = {}  # device -> last_seen written (to touch rarely)
         with self.errors():
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
@@ -180,7 +219,7 @@ class Store:
     def flush(self) -> bool:
         """Write the queued rows in one short transaction. Return False (rows kept) when another
         program holds the write lock past the busy timeout; raise UserError for other errors."""
-        if not (self._events or self._games or self._devices):
+        if not (self._events or self._games or self._devices or self._heads or self._breaks):
             return True
         db = self.db
         try:
@@ -195,13 +234,24 @@ class Store:
                     )
                 db.executemany(
                     f"INSERT OR IGNORE INTO events ({_EVENT_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     self._events,
                 )
                 db.executemany(
-                    "INSERT OR IGNORE INTO games (device, game, mode, first_seq, started) "
-                    "VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO games (device, journal, game, mode, first_seq, "
+                    "started) VALUES (?, ?, ?, ?, ?, ?)",
                     self._games,
+                )
+                db.executemany(
+                    "INSERT INTO heads (device, journal, seq, head, seen) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT(device, journal) DO UPDATE SET seq=excluded.seq, "
+                    "head=excluded.head, seen=excluded.seen",
+                    list(self._heads.values()),
+                )
+                db.executemany(
+                    "INSERT OR IGNORE INTO breaks (device, journal, first, last, prev) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    self._breaks,
                 )
                 db.execute("COMMIT")
             except BaseException:
@@ -218,6 +268,8 @@ class Store:
         self._keys.clear()
         self._games.clear()
         self._devices.clear()
+        self._heads.clear()
+        del self._breaks[:]
         return True
 
     def commit(self) -> None:
@@ -239,13 +291,14 @@ class Store:
         last looked (the logger tracks what it stored), so only the queue is checked."""
         received = time.time() if received is None else received
         device = obj["dev"]
+        jid = obj.get("jid", "")
         seq = obj["seq"]
-        key = (device, seq)
+        key = (device, jid, seq)
         crc = self._keys.get(key)
         if crc is None and not fresh:
             with self.errors():
                 row = self.db.execute(
-                    "SELECT crc FROM events WHERE device=? AND seq=?", key
+                    "SELECT crc FROM events WHERE device=? AND journal=? AND seq=?", key
                 ).fetchone()
             crc = row[0] if row else None
         if crc is not None:
@@ -256,12 +309,45 @@ class Store:
         data_json = json.dumps(list(data), separators=(",", ":"))
         self._keys[key] = obj["crc"]
         self._events.append(
-            (device, seq, obj["game"], obj["ms"], kind, data_json, obj["prev"], obj["crc"],
+            (device, jid, seq, obj["game"], obj["ms"], kind, data_json, obj["prev"], obj["crc"],
              obj["v"], received)
         )  # fmt: skip
         if kind == "new_game" and data:
-            self._games.append((device, obj["game"], str(data[0]), seq, received))
+            self._games.append((device, jid, obj["game"], str(data[0]), seq, received))
         return "new"
+
+    def note_head(
+        self, device: str, jid: str, seq: int, head: str | None, now: float | None = None
+    ) -> None:
+        """Queue the last seq (and chain head, from hello) a device reported for a journal."""
+        old = self._heads.get((device, jid))
+        if head is None:
+            head = old[3] if old and old[2] == seq else ""
+        self._heads[(device, jid)] = (device, jid, seq, head, time.time() if now is None else now)
+
+    def add_break(self, obj: dict[str, Any]) -> None:
+        """Queue a parsed break line: events from..to of a journal lost to flash damage."""
+        self._breaks.append((obj["dev"], obj.get("jid", ""), obj["from"], obj["to"], obj["prev"]))
+
+    def journals(self, device: str | None = None) -> list[tuple[Any, ...]]:
+        """Return (device, journal, events, first seq, last seq, reported seq) per journal, in
+        the order each was first received."""
+        sql = (
+            "SELECT e.device, e.journal, COUNT(*), MIN(e.seq), MAX(e.seq), "
+            "(SELECT h.seq FROM heads h WHERE h.device=e.device AND h.journal=e.journal) "
+            "FROM events e "
+            + ("WHERE e.device=? " if device is not None else "")
+            + "GROUP BY e.device, e.journal ORDER BY e.device, MIN(e.received)"
+        )
+        return self._query(sql, (device,) if device is not None else ())
+
+    def heads(self) -> dict[tuple[str, str], int]:
+        """Return {(device, journal): the last seq the device reported}."""
+        return {(d, j): s for d, j, s in self._query("SELECT device, journal, seq FROM heads")}
+
+    def breaks(self) -> list[tuple[Any, ...]]:
+        """Return (device, journal, first, last, prev) rows of lost events."""
+        return self._query("SELECT device, journal, first, last, prev FROM breaks ORDER BY 1, 2, 3")
 
     def set_players(self, device: str, names: Sequence[str], game: int = 0) -> None:
         """Name the players of a device (game 0: its standing names) or of one of its games."""
@@ -310,32 +396,36 @@ class Store:
         sql = "SELECT device, game, mode, first_seq FROM games WHERE device=? ORDER BY game"
         return self._query(sql, (device,))
 
-    def contiguous_seq(self, device: str) -> int:
-        """Return the highest S such that events 1..S of device are all stored (0 if none)."""
+    def contiguous_seq(self, device: str, jid: str = "") -> int:
+        """Return the highest S such that events 1..S of a device's journal are all stored
+        (0 if none)."""
+        key = (device, jid)
         row = self._query(
-            "SELECT COUNT(*), MAX(seq) FROM events WHERE device=?", (device,), one=True
+            "SELECT COUNT(*), MAX(seq) FROM events WHERE device=? AND journal=?", key, one=True
         )
         count, top = row if row else (0, None)
         if not count or top is None:
             return 0
         if count == top:
             return int(top)
-        first = self._query("SELECT 1 FROM events WHERE device=? AND seq=1", (device,), one=True)
+        first = self._query(
+            "SELECT 1 FROM events WHERE device=? AND journal=? AND seq=1", key, one=True
+        )
         if not first:
             return 0
         row = self._query(
-            "SELECT e.seq FROM events e WHERE e.device=? AND NOT EXISTS "
-            "(SELECT 1 FROM events f WHERE f.device=e.device AND f.seq=e.seq+1) "
-            "ORDER BY e.seq LIMIT 1",
-            (device,),
+            "SELECT e.seq FROM events e WHERE e.device=? AND e.journal=? AND NOT EXISTS "
+            "(SELECT 1 FROM events f WHERE f.device=e.device AND f.journal=e.journal "
+            "AND f.seq=e.seq+1) ORDER BY e.seq LIMIT 1",
+            key,
             one=True,
         )
         return row[0] if row else 0
 
-    def seqs_above(self, device: str, seq: int) -> list[int]:
-        """Return the stored seqs of device above seq (ascending)."""
-        sql = "SELECT seq FROM events WHERE device=? AND seq>? ORDER BY seq"
-        return [r[0] for r in self._query(sql, (device, seq))]
+    def seqs_above(self, device: str, seq: int, jid: str = "") -> list[int]:
+        """Return the stored seqs of a device's journal above seq (ascending)."""
+        sql = "SELECT seq FROM events WHERE device=? AND journal=? AND seq>? ORDER BY seq"
+        return [r[0] for r in self._query(sql, (device, jid, seq))]
 
     def count(self, device: str | None = None) -> int:
         """Return the number of stored events (of one device, or all)."""
@@ -354,15 +444,19 @@ class Store:
         comes out as it is (data it cannot decode as ("<corrupt>",)): verify names it."""
         self.flush()
         sql = (
-            "SELECT v, device, seq, game, ms, kind, data, prev, crc, received FROM events "
+            "SELECT v, device, seq, game, ms, kind, data, prev, crc, received, journal "
+            "FROM events "
             + ("WHERE device=? " if device is not None else "")
-            + "ORDER BY device, seq"
+            + "ORDER BY device, journal, seq"
         )
         args = (device,) if device is not None else ()
         with self.errors():
             cursor = self.db.execute(sql, args)
-            for v, dev, seq, game, ms, kind, data, prev, crc, when in cursor:
-                yield _event_dict(v, dev, seq, game, ms, kind, data, prev, crc, when, received)
+            for v, dev, seq, game, ms, kind, data, prev, crc, when, jid in cursor:
+                obj = _event_dict(v, dev, seq, game, ms, kind, data, prev, crc, when, received)
+                if jid:
+                    obj["jid"] = jid
+                yield obj
 
     def _query(self, sql: str, args: Sequence[Any] = (), one: bool = False) -> Any:
         self.flush()

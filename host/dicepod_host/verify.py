@@ -156,6 +156,8 @@ class Report:
         self.problems = []
         self.notes = []
         self.rules_checked = 0  # games folded through their rules module
+        self.journals = []  # (device, journal id, events, first seq, last seq) per journal
+        self.damaged = set()  # (device label, game) with events lost to flash damage
 
     @property
     def ok(self) -> bool:
@@ -170,6 +172,10 @@ class Report:
             "games": self.games,
             "events": self.events,
             "rules_checked": self.rules_checked,
+            "journals": [
+                {"device": d, "journal": j, "events": n, "first": a, "last": b}
+                for d, j, n, a, b in self.journals
+            ],
             "problems": [p.as_dict() for p in self.problems],
             "notes": self.notes,
         }
@@ -226,6 +232,13 @@ def _load_db(path):
             raw = dict(obj)
             raw["event"] = [obj["event"][0], list(obj["event"][1])]
             out.append((None, _check(raw, None)))
+        for dev, jid, first, last, prev in store.breaks():
+            out.append(
+                (None, {"type": "break", "dev": dev, "jid": jid, "from": first, "to": last,
+                        "prev": prev})
+            )  # fmt: skip
+        for (dev, jid), seq in store.heads().items():
+            out.append((None, {"type": "head", "dev": dev, "jid": jid, "seq": seq}))
         return out
     finally:
         store.close()
@@ -271,6 +284,13 @@ def _load_jsonl(text):
                     Problem(_reason(err), raw.get("dev"), raw.get("game"), raw.get("seq"), n),
                 )
             )
+            continue
+        if obj.get("type") == "break":  # events the device lost to flash damage
+            out.append((n, obj))
+            continue
+        if obj.get("type") in ("hello", "pong") and "event" not in obj:  # the device's last seq
+            out.append((n, {"type": "head", "dev": obj["dev"], "jid": obj["jid"],
+                            "seq": obj["seq"]}))  # fmt: skip
             continue
         if obj.get("type") != "event":
             out.append((n, Problem("not an event line", obj.get("dev"), None, obj.get("seq"), n)))
@@ -326,6 +346,8 @@ def _load_csv(text):
                 "prev": row["prev"],
                 "crc": row["crc"],
             }
+            if row.get("journal"):  # the journal id (protocol 2)
+                raw["jid"] = row["journal"]
         except (KeyError, ValueError, TypeError, RecursionError, OverflowError) as err:
             out.append((n, Problem("malformed CSV row (%s)" % _reason(err), line=n)))
             continue
@@ -345,17 +367,38 @@ def _json_field(text):
 def verify_records(records: Iterable[tuple[int | None, Any]]) -> Report:
     """Check (line, event dict or Problem) records; return a Report."""
     report = Report()
-    by_device = {}
+    by_journal = {}
+    breaks = {}
+    heads = {}
     for line_no, item in records:
         if isinstance(item, Problem):
             report.problems.append(item)
             continue
-        by_device.setdefault(item["dev"], []).append((item["seq"], line_no, item))
-    for device in sorted(by_device):
-        report.devices += 1
-        items = by_device[device]
+        key = (item["dev"], item.get("jid", ""))
+        if item.get("type") == "break":
+            breaks.setdefault(key, {})[item["from"]] = (item["to"], item["prev"])
+        elif item.get("type") == "head":
+            heads[key] = max(heads.get(key, 0), item["seq"])
+        else:
+            by_journal.setdefault(key, []).append((item["seq"], line_no, item))
+    report.devices = len({dev for dev, _jid in by_journal})
+    for key in sorted(by_journal):
+        items = by_journal[key]
         items.sort(key=lambda t: (t[0], t[1] or 0))
-        _verify_device(device, items, report)
+        label = key[0] if not key[1] else "%s journal %s" % key
+        report.journals.append((key[0], key[1], len(items), items[0][0], items[-1][0]))
+        _verify_device(label, items, report, breaks.get(key, {}))
+        top = heads.get(key, 0)
+        if top > items[-1][0]:
+            report.problems.append(
+                Problem(
+                    "the log ends at seq %d but the device reported seq %d: %d event(s) "
+                    "missing at the end" % (items[-1][0], top, top - items[-1][0]),
+                    label,
+                    None,
+                    items[-1][0] + 1,
+                )
+            )
     return report
 
 
@@ -364,7 +407,10 @@ def verify_path(path: str | Path) -> Report:
     return verify_records(load(path))
 
 
-def _verify_device(device, items, report):
+def _verify_device(device, items, report, breaks=None):
+    """Check one journal's events (device: its label); breaks: {first: (last, prev)} of the
+    events the device lost to flash damage (its chain resumes after them)."""
+    breaks = breaks or {}
     expected_seq = 1
     prev_hash = journal.GENESIS
     game_id = 0
@@ -380,6 +426,20 @@ def _verify_device(device, items, report):
             continue
         last_seq = seq
         message = None
+        lost = breaks.get(expected_seq)
+        if lost is not None and seq == lost[0] + 1 and obj["prev"] == lost[1]:
+            report.notes.append(
+                "device %s: seq %d..%d lost to flash damage on the device (its journal marks "
+                "the break)" % (device, expected_seq, lost[0])
+            )
+            expected_seq = seq
+            prev_hash = obj["prev"]
+            report.damaged.add((device, obj["game"]))
+            if obj["game"] != game_id and kind != "new_game":
+                game_id = obj["game"]  # the new_game was lost
+                if game is not None:
+                    _fold_game(device, game, report)
+                game = None
         if seq != expected_seq:
             if seq > expected_seq:
                 missing = (
@@ -428,6 +488,12 @@ def _verify_device(device, items, report):
 def _fold_game(device, game, report):
     game_id, mode, raw, _line = game
     report.games += 1
+    if (device, game_id) in report.damaged:
+        report.notes.append(
+            "device %s game %d: events lost to flash damage; checked the chain and dice "
+            "values only" % (device, game_id)
+        )
+        return
     try:
         module = modes.module(str(mode))
     except ValueError:

@@ -11,6 +11,7 @@ import framebuf
 from seeded import Seeded
 
 from dicepod.drivers.buttons import Buttons
+from dicepod.drivers.memstorage import MemoryStorage
 
 UP = 1
 DOWN = 2
@@ -23,56 +24,21 @@ HOLD_MS = 700  # a hold: past the driver's 600 ms long-press time
 _TAP = (1, 0, 1, 0, 1, 0)
 
 
-class LineStorage:
-    """The storage interface (dicepod.drivers.storage) over a list of lines: like
-    MemoryStorage, but a long journal needs no single growing buffer (which fragments a small
-    MicroPython heap). journal() returns the bytes."""
-
-    def __init__(self, journal=b"", settings=None):
-        self.rows = []
-        self.total = 0
-        self.settings = settings
-        start = 0
-        while start < len(journal):
-            end = journal.find(b"\n", start)
-            end = len(journal) if end < 0 else end + 1
-            self.append(journal[start:end])
-            start = end
-
-    def append(self, line):
-        self.rows.append(bytes(line))
-        self.total += len(line)
-
-    def lines(self, start=0):
-        offset = 0
-        for row in self.rows:
-            if offset >= start:
-                yield row
-            offset += len(row)
-
-    def truncate(self, size):
-        offset = 0
-        keep = []
-        for row in self.rows:
-            if offset + len(row) <= size:
-                keep.append(row)
-            elif offset < size:
-                keep.append(row[: size - offset])
-            offset += len(row)
-        self.rows = keep
-        self.total = min(self.total, size)
-
-    def size(self):
-        return self.total
+class LineStorage(MemoryStorage):
+    """The storage interface (dicepod.drivers.storage) in RAM (MemoryStorage keeps each
+    segment as a list of lines: a long journal needs no single growing buffer, which fragments
+    a small MicroPython heap). journal=b"..." is segment 1; journal() returns every segment's
+    bytes."""
 
     def journal(self):
-        return b"".join(self.rows)
+        return self.data()
 
-    def load_settings(self):
-        return self.settings
-
-    def save_settings(self, data):
-        self.settings = bytes(data)
+    def journal_size(self):
+        """The journal's bytes (every segment, side files left out)."""
+        n = 0
+        for seg in self.segments():
+            n += self.size(seg)
+        return n
 
 
 class Display(framebuf.FrameBuffer):
@@ -324,4 +290,9 @@ def file_storage(name):
             os.remove(root + "/" + leaf)
         except OSError:
             pass
+    try:
+        for leaf in os.listdir(root + "/journal"):
+            os.remove(root + "/journal/" + leaf)
+    except OSError:
+        pass
     return FileStorage(root)

@@ -368,9 +368,9 @@ def run_recorded(session, seed=11, storage=None):
 
 def journal_kinds(app):
     """The kinds of every event in the journal, in order (for assertions)."""
-    from dicepod import journal
+    from dicepod import journalfix
 
     kinds = []
-    for _offset, entry, _body in journal.read_entries(app.board.storage):
+    for _offset, entry, _body in journalfix.read_entries(app.session.journal):
         kinds.append(entry[3][0])
     return kinds

@@ -13,6 +13,7 @@ from app_board import (
     act,
     answer,
     hold,
+    last,
     menu,
     press,
     top,
@@ -62,6 +63,39 @@ def test_corrupt_settings_fall_back_to_defaults_with_a_message():
     assert app.session.game.settings.values["battle.rows"] is None  # dropped: asked (BG-13)
     menu(app, "free")
     assert app.session.game.settings.get("free.dice") == 2
+
+
+def test_too_large_or_too_deep_settings_are_refused_with_a_message():
+    # A settings file no device writes (nested, or far larger than every setting takes) is
+    # refused before it is parsed: defaults and a message, never a MemoryError at start.
+    for data in (
+        b'{"a":' * 2000 + b"1" + b"}" * 2000,
+        b'{"free.dice": [' + b"[" * 3000 + b"]" * 3000 + b"]}",
+        b'{"free.dice": 2, "pad": "' + b"x" * 6000 + b'"}',
+    ):
+        app = _app(LineStorage(settings=data))
+        assert top(app) == "Message", data[:20]
+        assert "Settings corrupt: defaults" in " ".join(app.stack[-1].lines)
+        assert app.session.values == {}
+
+
+def test_the_settings_menu_says_how_full_the_flash_is():
+    storage = LineStorage(capacity=200 * 1024)
+    app = _app(storage)
+    menu(app, "free")
+    for _ in range(30):
+        press(app, OK)
+    used = storage.used()
+    assert used > 1000
+    press(app, BACK)
+    menu(app, "Settings")
+    last(app)  # Device
+    press(app, OK)
+    rows = app.stack[-1].items
+    assert rows[-1] == ["Flash %d%% full" % (used * 100 // (200 * 1024))], rows
+    last(app)  # the flash row only informs
+    press(app, OK)
+    assert app.stack[-1].items[-1] == rows[-1]
 
 
 def test_settings_are_saved_and_used_by_the_next_game():

@@ -223,3 +223,17 @@ def test_unmute_after_other_activity_keeps_next_press():
     assert keys.update(10, OK) == 0  # a tap of OK: decided on release
     assert keys.update(50, 0) == 0
     assert keys.update(10, 0) == OK  # not swallowed: the screen was already on
+
+
+def test_configure_ignores_values_outside_their_range():
+    # A stored device.off_s of -18 (say, from an older firmware or an edited file) must not
+    # blank the screen after every press: every device setting is checked where it is read.
+    from dicepod.device import SETTINGS
+
+    p = Power(_Display())
+    before = (p.dim_ms, p.off_ms, p.brightness)
+    p.configure({"device.off_s": -18, "device.dim_s": 10**9, "device.bright": 9999})
+    assert (p.dim_ms, p.off_ms, p.brightness) == before
+    spec = [s for s in SETTINGS if s[0] == "device.off_s"][0]
+    p.configure({"device.off_s": spec[3]})
+    assert p.off_ms == spec[3] * 1000

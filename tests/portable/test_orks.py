@@ -390,7 +390,7 @@ def test_malformed_events_are_value_errors():
 
 
 def test_undo_of_reserve_draws_through_the_journal():
-    from dicepod import journal
+    from dicepod import journalfix
 
     events, _game = _play(12, 120)
     checked = 0
@@ -398,7 +398,7 @@ def test_undo_of_reserve_draws_through_the_journal():
         if events[k][0] != "add":
             continue
         before = ok.fold(events[:k], _settings())
-        undone = ok.fold(journal.effective(events[: k + 1] + [("undo", ())]), _settings())
+        undone = ok.fold(journalfix.effective(events[: k + 1] + [("undo", ())]), _settings())
         assert _snap(undone) == _snap(before)
         assert bytes(before.reserves.counts) == bytes(undone.reserves.counts)
         checked += 1

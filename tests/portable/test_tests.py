@@ -286,11 +286,11 @@ def test_whole_session_with_undo_at_every_step():
 
 
 def test_undo_through_the_journal():
-    from dicepod import journal
+    from dicepod import journalfix
 
     events, game = _session(8, 40)
     raw = events + [("tn", (2,)), ("undo", ())]
-    assert _snap(tm.fold(journal.effective(raw))) == _snap(game)
+    assert _snap(tm.fold(journalfix.effective(raw))) == _snap(game)
 
 
 def result_distributions():

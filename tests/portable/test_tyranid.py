@@ -439,7 +439,7 @@ def test_malformed_events_are_value_errors():
 
 
 def test_undo_of_shuffle_and_bag_draw_through_the_journal():
-    from dicepod import journal
+    from dicepod import journalfix
 
     events, _game = _play(11, 200)
     checked = 0
@@ -447,7 +447,7 @@ def test_undo_of_shuffle_and_bag_draw_through_the_journal():
         if events[k][0] not in ("shuffle", "place"):
             continue
         before = ty.fold(events[:k], _settings())
-        undone = ty.fold(journal.effective(events[: k + 1] + [("undo", ())]), _settings())
+        undone = ty.fold(journalfix.effective(events[: k + 1] + [("undo", ())]), _settings())
         assert _snap(undone) == _snap(before)
         d, u = before.activation, undone.activation
         assert bytes(d.pile[: d.n_pile]) == bytes(u.pile[: u.n_pile])  # exact order

@@ -2,11 +2,12 @@
 (pytest) and real MicroPython. (tests/test_usb_stall.py checks the never-blocking part on a real
 pty under MicroPython.)"""
 
-from dicepod import journal, protocol
-from dicepod.drivers.memstorage import MemoryStorage
+from dicepod import journal, journalfix, protocol
+from dicepod.drivers.storage import FileStorage
 from dicepod.drivers.usb import UsbLink
 
 DEV = "cafe0123"
+JID = "0123456789abcdef"
 
 
 class _Input:
@@ -46,12 +47,30 @@ class _Output:
         return [protocol.parse(x) for x in lines[:-1]]
 
 
+_DIRS = [0]
+
+
+def _files():
+    """A FileStorage in a fresh folder (the journal on files, not in MicroPython's heap: a
+    few hundred events in RAM would fill it next to the tests)."""
+    import os
+
+    _DIRS[0] += 1
+    root = "%s/dicepod-usb-%s-%d" % (
+        os.getenv("DICEPOD_TEST_TMP") or "/tmp",
+        "".join("%02x" % b for b in os.urandom(4)),
+        _DIRS[0],
+    )
+    os.mkdir(root)
+    return FileStorage(root)
+
+
 def _setup(n_events=0, **kw):
-    storage = MemoryStorage()
-    j = journal.Journal(storage)
+    storage = _files()
+    j = journal.Journal(storage, lambda: JID)
     j.recover()
     inp, out = _Input(), _Output(kw.pop("room", 1 << 30))
-    link = UsbLink(storage, DEV, out=out, inp=inp, poll=False, **kw)
+    link = UsbLink(storage, DEV, out=out, inp=inp, poll=False, log=j, **kw)
     for i in range(n_events):
         j.append(i, ("new_game", ("free",)) if i == 0 else ("roll", (i % 6 + 1,)))
     return j, link, inp, out
@@ -113,6 +132,81 @@ def _head(link):
     j = journal.Journal(link.storage)
     j.recover()
     return j.prev
+
+
+def test_every_line_carries_the_journal_id():
+    j, link, inp, out = _setup(n_events=5)
+    _append(j, link, ("roll", (6,)))
+    inp.feed(b"hello\nping 1\nsince 3\n")
+    _run(link, 5)
+    lines = out.take_lines()
+    assert len(lines) == 1 + 1 + 1 + 3 + 1  # live event, hello, pong, back-fill 4..6, end
+    for o in lines:
+        assert o["v"] == 2 and o["jid"] == JID, o
+
+
+def test_backfill_starts_in_the_segment_holding_n_and_sends_breaks():
+    j, link, inp, out = _setup(n_events=600)
+    segs = j.storage.segments()
+    assert len(segs) >= 3
+    reads = set()
+    lines = j.storage.lines
+
+    def counting(seg, start=0):
+        for line in lines(seg, start):
+            reads.add(seg)
+            yield line
+
+    j.storage.lines = counting
+    inp.feed(protocol.command("since", 590))
+    _run(link, 10)
+    events = [o["seq"] for o in out.take_lines() if o["type"] == "event"]
+    assert events == list(range(591, 601))
+    assert min(reads) == max([s for s in segs if s <= 591]) and min(reads) > segs[0]
+    j.storage.lines = lines
+    # damage: the check writes a break line, the back-fill sends it
+    seg = max([s for s in segs if s <= 595])
+    data = bytearray(b"".join(list(j.storage.lines(seg))))
+    at = data.find(b"\n595 ") + 3
+    data[at] ^= 1
+    j.storage.write(seg, data)
+    k = journal.Journal(j.storage)
+    k.recover()
+    if seg != segs[-1]:
+        assert journalfix.check(k, seg)
+    assert getattr(k, "lost", 0) == 1
+    link.attach(k)
+    inp.feed(protocol.command("since", 590))
+    _run(link, 10)
+    got = out.take_lines()
+    assert [o["seq"] for o in got if o["type"] == "event"] == [
+        591,
+        592,
+        593,
+        594,
+        596,
+        597,
+        598,
+        599,
+        600,
+    ]
+    breaks = [o for o in got if o["type"] == "break"]
+    assert len(breaks) == 1 and breaks[0]["from"] == 595 and breaks[0]["to"] == 595
+    assert breaks[0]["prev"] == [o for o in got if o.get("seq") == 596][0]["prev"]
+
+
+def test_ack_and_repl_commands():
+    j, link, inp, out = _setup(n_events=200)
+    inp.feed(b"ack 150\nrepl\n")
+    _run(link, 3)
+    assert j.acked == 150 and link.repl_asked
+    written = []
+    link.finish(written.append)
+    assert protocol.parse(written[-1])["type"] == "repl"
+    # an ack beyond what the journal holds counts only what it holds
+    inp.feed(b"ack 99999\n")
+    _run(link, 2)
+    assert j.acked == 200
 
 
 def test_since_backfills_then_ends():

@@ -1,9 +1,10 @@
 """The main loop's sleep on a Pico: longer pauses while nothing happens.
 
 Driver (shell code). board.make() (the real clock only) wraps the board's sleep_ms and the
-display's show: after a loop pass that sent nothing to the display, with no button held and no
-line queued for the USB link, the sleep goes on in steps of the loop's period for up to
-`pause_ms`, reading the buttons' pins between steps. A press is still seen within one period
+display's show: after a loop pass that sent nothing to the display, with no button held and
+nothing for the USB link to do (no line queued, no byte from the PC waiting), the sleep goes
+on in steps of the loop's period for up to `pause_ms`, reading the buttons' pins between
+steps. A press is still seen within one period
 (the app then gets the whole time slept as its tick's dt); an idle screen costs one App.tick
 per pause_ms instead of one per period: on the emulated Pico the CPU is awake 1.6 % of the
 time on the main menu instead of 9.5 % (tools/bench_pico.py).
@@ -24,7 +25,7 @@ def install(board, sleep, pause_ms=100):
         sleep(ms)
         keys = board.buttons
         usb = board.usb
-        if shows[0] != shows[1] or keys.state or (usb is not None and usb.queued()):
+        if shows[0] != shows[1] or keys.state or (usb is not None and usb.busy()):
             shows[1] = shows[0]
             return
         slept = ms

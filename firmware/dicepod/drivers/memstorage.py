@@ -1,45 +1,107 @@
-"""Storage driver in RAM: the journal and the settings of dicepod.drivers.storage's interface
-(see that module) in a bytearray and a bytes object, for tests, the emulator and the simulator.
-Apart from FileStorage so that the Pico, which uses only files, does not load it."""
+"""Storage driver in RAM: the journal segments, side files and settings of
+dicepod.drivers.storage's interface (see that module), for tests, the emulator and the
+simulator. Apart from FileStorage so that the Pico, which uses only files, does not load it.
+
+capacity (bytes) makes a small flash: free() counts down from it and a write that does not fit
+raises OSError 28 (ENOSPC) and writes nothing, as LittleFS does."""
 
 
 class MemoryStorage:
-    """Journal and settings in RAM (tests, emulator, simulator before persistence)."""
+    """Journal and settings in RAM (tests, emulator, simulator before persistence). A segment
+    is a list of its lines: a long journal needs no single growing buffer (which fragments a
+    small MicroPython heap)."""
 
-    def __init__(self, journal=b"", settings=None):
-        self.journal = bytearray(journal)
+    def __init__(self, journal=b"", settings=None, capacity=None):
+        self.segs = {}  # segment name -> list of lines (bytes)
+        self.sizes = {}  # segment name -> bytes
         self.settings = settings
+        self.capacity = capacity
+        if journal:  # an older firmware's single journal: segment 1
+            self.write(1, journal)
 
-    def append(self, line):
-        """Append one journal line."""
-        self.journal.extend(line)
+    def used(self):
+        """Return the bytes held (segments and side files)."""
+        n = 0
+        for seg in self.sizes:
+            n += self.sizes[seg]
+        return n
 
-    def lines(self, start=0):
-        """Yield the journal's lines from byte offset start (the last may lack its newline).
+    def _room(self, extra):
+        if self.capacity is not None and self.used() + extra > self.capacity:
+            raise OSError(28)
 
-        Line by line, without copying the whole journal (it may hold thousands of events).
-        """
-        data = self.journal
-        while start < len(data):
-            end = data.find(b"\n", start)
-            if end < 0:
-                yield bytes(data[start:])
-                return
-            yield bytes(data[start : end + 1])
-            start = end + 1
+    def segments(self):
+        """Return the segment names, ascending (side files, named by strings, left out)."""
+        return sorted([seg for seg in self.segs if type(seg) is int])
 
-    def truncate(self, size):
-        """Cut the journal to size bytes."""
-        # Slicing, not `del self.journal[size:]`: MicroPython's bytearray has no item deletion.
-        self.journal = self.journal[:size]
+    def lines(self, seg, start=0):
+        """Yield segment seg's lines from byte offset start (the last may lack its newline)."""
+        offset = 0
+        for line in self.segs.get(seg, ()):
+            if offset >= start:
+                yield line
+            offset += len(line)
 
-    def size(self):
-        """Return the journal size in bytes."""
-        return len(self.journal)
+    def append(self, seg, line):
+        """Append one line to segment seg (a torn last line is completed by it, as in a
+        file)."""
+        self._room(len(line))
+        rows = self.segs.get(seg)
+        if rows is None:
+            rows = self.segs[seg] = []
+            self.sizes[seg] = 0
+        self.sizes[seg] += len(line)
+        line = bytes(line)
+        if rows and not rows[-1].endswith(b"\n"):
+            line = rows.pop() + line
+        start = 0
+        while start < len(line):
+            end = line.find(b"\n", start)
+            end = len(line) if end < 0 else end + 1
+            rows.append(line[start:end] if start or end < len(line) else line)
+            start = end
+
+    def write(self, seg, data):
+        """Create or replace segment seg."""
+        self._room(len(data) - self.size(seg))
+        self.segs[seg] = []
+        self.sizes[seg] = 0
+        self.append(seg, data)
+
+    def remove(self, seg):
+        """Delete segment seg."""
+        self.segs.pop(seg, None)
+        self.sizes.pop(seg, None)
+
+    def size(self, seg):
+        """Return segment seg's size in bytes."""
+        return self.sizes.get(seg, 0)
+
+    def segment(self, seg):
+        """Return segment seg's bytes (for tests)."""
+        return b"".join(self.segs.get(seg, ()))
+
+    def free(self, total=False):
+        """Return the bytes left under the capacity (total: the capacity; None: none)."""
+        if self.capacity is None or total:
+            return self.capacity
+        return self.capacity - self.used()
+
+    def side(self, name):
+        """Return a side file's bytes or None (for tests)."""
+        return self.segment(name) if name in self.segs else None
+
+    def data(self):
+        """Return every segment's bytes in order, concatenated (for tests)."""
+        return b"".join([self.segment(seg) for seg in self.segments()])
 
     def load_settings(self):
-        """Return the settings bytes or None."""
-        return self.settings
+        """Return the settings bytes or None (larger than 4 KB or nested: refused as corrupt,
+        as FileStorage does)."""
+        data = self.settings
+        if data and (len(data) > 4096 or data.count(b"{") > 1 or b"[" in data):
+            return b"{"
+        return data
 
     def save_settings(self, data):
         """Replace the settings."""

@@ -102,7 +102,16 @@ class Power:
         self._mv = 0  # smoothed VSYS in mV, 0 = not read yet
 
     def configure(self, values):
-        """Apply device settings from a mapping (e.g. Settings.values); unknown keys ignored."""
+        """Apply device settings from a mapping (e.g. Settings.values); unknown keys, and a
+        value outside its spec's range (dicepod.device), are ignored."""
+        from dicepod.device import SETTINGS
+
+        checked = {}
+        for spec in SETTINGS:
+            value = values.get(spec[0])
+            if type(value) is int and spec[2] <= value <= spec[3]:
+                checked[spec[0]] = value
+        values = checked
         self.dim_ms = values.get("device.dim_s", self.dim_ms // 1000) * 1000
         self.off_ms = values.get("device.off_s", self.off_ms // 1000) * 1000
         self.battery_fitted = bool(values.get("device.battery", self.battery_fitted))

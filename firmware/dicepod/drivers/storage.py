@@ -1,48 +1,65 @@
-"""Storage driver: the event journal (append-only lines) and the settings file.
+"""Storage driver: the event journal (segment files of append-only lines) and the settings.
 
 Shell code (file I/O). Two implementations with one interface:
-- FileStorage: files on the Pico's LittleFS (or any directory); settings are written to a
-  temporary file and renamed over the old one (a rename is LittleFS's only atomic replace).
+- FileStorage: files on the Pico's LittleFS (or any directory): the journal's segments in the
+  directory journal/, each named by the seq of its first event (dicepod.journal); the settings
+  at the root. Whole files are replaced by writing a temporary file and renaming it over the
+  old one (a rename is LittleFS's only atomic replace).
 - MemoryStorage (dicepod.drivers.memstorage): the same in RAM, for tests, the emulator and the
   simulator; a module of its own, so the Pico does not hold its code in RAM.
 
 Interface:
-    append(line)            append one complete journal line (bytes ending in b"\\n"), durably
-    lines(start=0)          iterate the journal's lines as bytes from byte offset start (a line
+    segments()              the journal's segment names (ints), ascending
+    lines(seg, start=0)     iterate segment seg's lines as bytes from byte offset start (a line
                             boundary); a torn last line comes without its b"\\n"
-    truncate(size)          cut the journal to size bytes (recovery drops a torn tail with it)
-    size()                  the journal's size in bytes
+    append(seg, line)       append one complete line (bytes ending in b"\\n") to seg (which
+                            write() made), durably
+    write(seg, data)        create or replace segment seg with data, atomically (small: a
+                            header, or a segment mended after damage)
+    remove(seg)             delete segment seg
+    free(total=False)       bytes free on the flash (total: its size), or None when unknown
+    (side files of the journal, "ack" and "damaged", are read with lines(name) and written
+    with write(name, data); segments() lists only the numbered segments)
     load_settings()         the settings bytes, or None when there is no settings file
     save_settings(data)     replace the settings atomically
+
+A journal.log at the root (an older firmware's single-file journal) becomes segment 1.
 """
 
 import os
 
-JOURNAL = "journal.log"
+DIRECTORY = "journal"  # (an older firmware's journal.log becomes journal/1)
 SETTINGS = "settings.json"
 
 
 class FileStorage:
-    """Journal and settings as files in a directory (the Pico's flash root by default)."""
+    """Journal segments and settings as files in a directory (the Pico's flash root by
+    default)."""
 
     def __init__(self, root=""):
         self.root = root
-        self.journal_path = self._path(JOURNAL)
-        self.settings_path = self._path(SETTINGS)
+        root = root.rstrip("/") + "/" if root else ""
+        self.dir = root + DIRECTORY
+        self.settings_path = root + SETTINGS
 
-    def _path(self, name):
-        return self.root.rstrip("/") + "/" + name if self.root else name
-
-    def append(self, line):
-        """Append one journal line and flush it to flash."""
-        with open(self.journal_path, "ab") as f:
-            f.write(line)
-            f.flush()
-
-    def lines(self, start=0):
-        """Yield the journal's lines from byte offset start, streaming (no whole-file read)."""
+    def segments(self):
+        """Return the segment names, ascending (an old journal.log becomes segment 1)."""
         try:
-            f = open(self.journal_path, "rb")
+            names = os.listdir(self.dir)
+        except OSError:  # no journal yet, or an older firmware's journal.log
+            names = []
+            try:
+                os.mkdir(self.dir)
+                os.rename(self.dir + ".log", self.dir + "/1")
+                names = ["1"]
+            except OSError:
+                pass
+        return sorted([int(n) for n in names if n.isdigit()])
+
+    def lines(self, seg, start=0):
+        """Yield segment seg's lines (or a side file's) from byte offset start, streaming."""
+        try:
+            f = open("%s/%s" % (self.dir, seg), "rb")
         except OSError:
             return
         with f:
@@ -54,33 +71,52 @@ class FileStorage:
                     return
                 yield line
 
-    def size(self):
-        """Return the journal size in bytes (0 when there is none)."""
-        try:
-            return os.stat(self.journal_path)[6]
-        except OSError:
-            return 0
+    def append(self, seg, line):
+        """Append one line to segment seg (made by write()) and flush it to flash."""
+        with open("%s/%d" % (self.dir, seg), "ab") as f:
+            f.write(line)
+            f.flush()
 
-    def truncate(self, size):
-        """Cut the journal to size bytes: copy the kept prefix to a temp file, then rename."""
-        tmp = self.journal_path + ".tmp"
-        with open(self.journal_path, "rb") as src, open(tmp, "wb") as dst:
-            left = size
-            while left > 0:
-                chunk = src.read(min(512, left))
-                if not chunk:
-                    break
-                dst.write(chunk)
-                left -= len(chunk)
-        os.rename(tmp, self.journal_path)
+    def write(self, seg, data):
+        """Create or replace segment seg (or a side file, named by a string): a temporary
+        file renamed over it."""
+        try:
+            os.mkdir(self.dir)
+        except OSError:  # it exists
+            pass
+        tmp = self.dir + "/tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.rename(tmp, "%s/%s" % (self.dir, seg))
+
+    def remove(self, seg):
+        """Delete segment seg."""
+        try:
+            os.remove("%s/%d" % (self.dir, seg))
+        except OSError:
+            pass
+
+    def free(self, total=False):
+        """Return the bytes free on the file system (total: its size; None when it cannot
+        say)."""
+        try:
+            st = os.statvfs(self.root or "/")
+        except (OSError, AttributeError):
+            return None
+        return st[0] * st[2 if total else 4]
 
     def load_settings(self):
-        """Return the settings bytes, or None when there is no settings file."""
+        """Return the settings bytes, or None when there is no settings file. At most 4 KB
+        and one byte are read (dicepod.settings refuses a larger file; a huge one would not
+        fit a Pico's heap)."""
         try:
             with open(self.settings_path, "rb") as f:
-                return f.read()
+                data = f.read(4097)
         except OSError:
             return None
+        # One flat object of names and ints (every mode's settings take about 2 KB): a
+        # larger or nested one is refused before it is parsed, as corrupt.
+        return b"{" if len(data) > 4096 or data.count(b"{") > 1 or b"[" in data else data
 
     def save_settings(self, data):
         """Write the settings to a temporary file, then rename it over the old one."""

@@ -11,10 +11,15 @@ most `tick_bytes`, in chunks of `chunk` bytes, and only while select.poll says t
 writable. When the queue is full a new event is dropped (counted in `dropped`), never waited for:
 it is in the journal, and the PC asks for it with `since N` when it sees the gap.
 
-Back-fill: `since N` replays the journal from seq N+1 a few lines per tick, then sends an end
-line. The link learns the journal's last seq and chain head by scanning the storage once, a few
-lines per tick, from its first tick on (the app has recovered the journal by then), and keeps a
-byte offset every _MARK_EVERY events so a back-fill starts near N instead of at the start.
+Back-fill: `since N` replays the journal from seq N+1 a few lines per tick (from the segment
+holding N+1, found by its name: no scan from the start), then sends an end line. Damaged lines
+are skipped; a break line (events lost to flash damage) goes to the PC as a break line. The
+journal's last seq, chain head and identity are the journal's own (attach(journal): the app's;
+without one the link recovers its own from the storage at its first tick).
+
+`ack N` tells the journal the PC has stored 1..N (it may delete those when the flash is full).
+`repl` sets `repl_asked`: the app hands over to MicroPython's REPL (see dicepod.app) and calls
+finish() to send the repl line.
 """
 
 import sys
@@ -28,10 +33,8 @@ from micropython import const
 
 from dicepod import MICROPYTHON_VERSION, journal, protocol
 
-# Journal lines scanned per tick (startup scan and back-fill): bounds the time of one tick.
+# Journal lines sent per tick by a back-fill: bounds the time of one tick.
 _SCAN_LINES = const(48)
-# A byte offset is kept for seq 1, 1 + 128, 1 + 256, ... (4 bytes per 128 events of journal).
-_MARK_EVERY = const(128)
 # Queue slots kept free for answers to commands (live events and back-fill use the others).
 _REPLY_SLOTS = const(3)
 
@@ -50,6 +53,7 @@ class UsbLink:
         chunk=64,
         tick_bytes=2048,
         fw=MICROPYTHON_VERSION,
+        log=None,
     ):
         for ch in device_id:
             if ch not in journal.NAME_CHARS:
@@ -78,17 +82,12 @@ class UsbLink:
         self._in = bytearray(protocol.MAX_COMMAND)
         self._in_len = 0
         self._in_overflow = False
-        # What the link knows of the journal (from its scan and from on_entry).
-        self._scanning = True
-        self._scan_offset = 0
-        self.seq = 0
-        self._last = b""  # the last journal line (its chain hash is the head)
-        self._end = 0  # byte offset after the last known line
-        self._marks = []  # _marks[k] = offset of seq k * _MARK_EVERY + 1
-        self._waiting = []  # commands answered once the scan is done: (name, arg)
+        self.log = log  # the journal (dicepod.journal.Journal); see attach()
         # Back-fill state.
         self._fill_since = -1  # -1: no back-fill running
+        self._fill_seg = 0  # where it goes on: segment (0: find it from since) and offset
         self._fill_offset = 0
+        self.repl_asked = False  # the PC asked for the REPL (`repl`)
         self.ms = 0  # milliseconds since the link started (the device's clock)
         self.epoch = None  # (PC Unix time, self.ms when it was set) from `time`
         self.dropped = 0  # lines dropped because the queue was full
@@ -109,33 +108,62 @@ class UsbLink:
         """Return the number of lines waiting (the one being written included)."""
         return self._count + (1 if self._line else 0)
 
+    def busy(self):
+        """True while there is work for the next tick: lines to write, or bytes from the PC
+        waiting to be read (a tick reads a bounded number)."""
+        return bool(self.queued()) or (self._in_poll is not None and self._readable())
+
     # --- contract -------------------------------------------------------------------------------
+
+    def attach(self, log):
+        """Use this journal (the app's) for seq, head, identity and back-fills."""
+        self.log = log
+
+    def _journal(self):
+        if self.log is None:
+            self.log = journal.Journal(self.storage)
+            self.log.recover()
+        return self.log
+
+    @property
+    def seq(self):
+        """The journal's last seq."""
+        return self._journal().seq
 
     def on_entry(self, line):
         """Queue a journal line (bytes just appended by the journal) for the PC; never blocks."""
         try:
-            wire = protocol.event_line(self.device_id, line)
+            wire = protocol.event_line(self.device_id, line, self._journal().id)
         except ValueError:
             return
         if not self._push(wire, _REPLY_SLOTS):
             self.dropped += 1
-        if not self._scanning:
-            self._learn(line, self._end)
 
     def tick(self, dt_ms):
-        """One bounded step: read commands, scan or back-fill a little, write what it may."""
+        """One bounded step: read commands, back-fill a little, write what it may."""
         self.ms += dt_ms
         self._read_commands()
-        if self._scanning:
-            self._scan()
-        elif self._waiting:
-            waiting = self._waiting
-            self._waiting = []
-            for name, arg in waiting:
-                self._answer(name, arg)
         if self._fill_since >= 0:
             self._fill()
         self._write()
+
+    def finish(self, write=None):
+        """Before the REPL takes the line: the journal's acknowledgement written, everything
+        queued, then the repl line, written with write (default: the output stream's; it may
+        block: the game has stopped)."""
+        from dicepod import journalfix
+
+        journalfix.save(self._journal())
+        write = write or self.out.write
+        if self._line:
+            write(self._line[self._pos :])
+            self._line = b""
+        while self._count:
+            write(self._slots[self._head])
+            self._slots[self._head] = b""
+            self._head = (self._head + 1) % len(self._slots)
+            self._count -= 1
+        write(protocol.repl_line(self.device_id, self.seq))  # last, even with a full queue
 
     def wall_time(self, ms):
         """Return the Unix time (s) of device time ms, or None before the PC has sent `time`."""
@@ -143,65 +171,47 @@ class UsbLink:
             return None
         return self.epoch[0] + (ms - self.epoch[1]) // 1000
 
-    # --- journal knowledge ---------------------------------------------------------------------
-
-    def _learn(self, line, offset):
-        seq = journal.seq_of(line)
-        if seq <= self.seq:
-            return
-        self.seq = seq
-        self._last = line
-        self._end = offset + len(line)
-        if (seq - 1) % _MARK_EVERY == 0 and len(self._marks) == (seq - 1) // _MARK_EVERY:
-            self._marks.append(offset)
-
-    def _scan(self):
-        n = 0
-        lines = journal.read_lines(self.storage, self._scan_offset)
-        try:
-            for offset, line in lines:
-                if n >= _SCAN_LINES:
-                    return
-                if not line.endswith(b"\n"):
-                    break
-                self._learn(line, offset)
-                self._scan_offset = offset + len(line)
-                n += 1
-        finally:
-            lines.close()
-        self._scanning = False
+    # --- back-fill ----------------------------------------------------------------------------
 
     def head(self):
         """Return the chain hash of the last journal line (journal.GENESIS when empty)."""
-        if not self._last:
-            return journal.GENESIS
-        try:
-            return journal.chain_hash(journal.decode(self._last)[1])
-        except ValueError:
-            return journal.GENESIS
+        return self._journal().prev
 
     def _fill(self):
         """Queue a few journal lines of the running back-fill; finish with an end line."""
+        log = self._journal()
+        jid = log.id
         n = 0
-        lines = journal.read_lines(self.storage, self._fill_offset)
+        if not self._fill_seg:  # the segment holding since + 1, by the segments' names
+            for first in log.storage.segments():
+                if first <= self._fill_since + 1 or not self._fill_seg:
+                    self._fill_seg = first
+            if not self._fill_seg:  # an empty journal
+                self._push(protocol.end_line(self.device_id, log.seq, jid), 0)
+                self._fill_since = -1
+                return
+        lines = log.lines(self._fill_since, self._fill_seg, self._fill_offset)
         try:
-            for offset, line in lines:
+            for seg, offset, line in lines:
                 if n >= _SCAN_LINES:
                     return
                 n += 1
-                if not line.endswith(b"\n"):
-                    break
-                if journal.seq_of(line) > self._fill_since:
-                    try:
-                        wire = protocol.event_line(self.device_id, line)
-                    except ValueError:
-                        wire = None
-                    if wire is not None and not self._push(wire, _REPLY_SLOTS):
-                        return  # queue full: resume at this line next tick
+                wire = None
+                try:
+                    if line[:1] == b"!":
+                        wire = protocol.break_line(self.device_id, jid, line)
+                    else:
+                        journal.decode(line)  # a damaged line is not sent
+                        wire = protocol.event_line(self.device_id, line, jid)
+                except ValueError:
+                    pass
+                if wire is not None and not self._push(wire, _REPLY_SLOTS):
+                    return  # queue full: resume at this line next tick
+                self._fill_seg = seg
                 self._fill_offset = offset + len(line)
         finally:
             lines.close()
-        if self._push(protocol.end_line(self.device_id, self.seq), 0):
+        if self._push(protocol.end_line(self.device_id, log.seq, jid), 0):
             self._fill_since = -1
 
     # --- commands -------------------------------------------------------------------------------
@@ -253,28 +263,26 @@ class UsbLink:
         except ValueError as err:
             self._reject(str(err.args[0]) if err.args else "bad command")
             return
-        if self._scanning and name != "time":
-            if len(self._waiting) < 4:
-                self._waiting.append((name, arg))
-            return
         self._answer(name, arg)
 
     def _answer(self, name, arg):
         dev = self.device_id
+        log = self._journal()
         if name == "hello":
-            self._push(protocol.hello_line(dev, self.fw, self.seq, self.head(), self.ms), 0)
+            self._push(protocol.hello_line(dev, self.fw, log.seq, log.prev, self.ms, log.id), 0)
         elif name == "ping":
-            self._push(protocol.pong_line(dev, self.seq, self.ms, arg or 0), 0)
+            self._push(protocol.pong_line(dev, log.seq, self.ms, arg or 0, log.id), 0)
         elif name == "time":
             self.epoch = (arg, self.ms)
             self._push(protocol.time_line(dev, self.ms, arg), 0)
         elif name == "since":
             self._fill_since = arg
-            k = arg // _MARK_EVERY
-            if self._marks:
-                self._fill_offset = self._marks[min(k, len(self._marks) - 1)]
-            else:
-                self._fill_offset = 0
+            self._fill_seg = 0
+            self._fill_offset = 0
+        elif name == "ack":  # the journal writes it down at its next segment (or save)
+            log.acked = max(log.acked, min(arg, log.seq))
+        elif name == "repl":
+            self.repl_asked = True
 
     # --- output ---------------------------------------------------------------------------------
 

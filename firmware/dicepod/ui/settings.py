@@ -32,6 +32,19 @@ class SettingsMenu(ListScreen):
         return ModeSettings(app, DEVICE)
 
 
+def flash_row(storage):
+    """How full the flash is, as a row: "Flash 37% full" (the journal deletes its oldest
+    games when it runs short; "Flash ?" when the storage cannot say)."""
+    try:
+        free = storage.free()
+        total = storage.free(True)
+    except (OSError, TypeError):
+        free = total = None
+    if not free and free != 0 or not total:
+        return "Flash ?"
+    return "Flash %d%% full" % ((total - free) * 100 // total)
+
+
 class ModeSettings(ListScreen):
     """One mode's settings: the whole label and its value ('?' = not entered yet) in the 6×8
     font; a label too long for one row with its value takes two."""
@@ -62,6 +75,9 @@ class ModeSettings(ListScreen):
                 lines.append("")  # the value on a line of its own
             items.append(lines)
             values.append(value)
+        if self.mode == DEVICE:  # the device's last row: how full its flash is
+            items.append([flash_row(app.session.storage)])
+            values.append("")
         self.items = items
         self.values = values
         self.dirty = True
@@ -110,6 +126,8 @@ class ModeSettings(ListScreen):
             canvas.vline(127, 60, 4, 1)
 
     def choose(self, app, index):
-        """Edit the chosen setting."""
+        """Edit the chosen setting (the flash row only informs)."""
+        if index >= len(self.module.SETTINGS):
+            return None
         spec = self.module.SETTINGS[index]
         return EditValue(app, spec[0], spec[4])

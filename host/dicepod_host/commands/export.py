@@ -3,8 +3,9 @@ the log as tables a spreadsheet opens, or as JSON Lines.
 
     --table events (default)  one row per event. CSV: device, seq, game, mode, ms, received (local
                               time), kind, value_1 .. value_N (the event's data, one value a
-                              column), then data (the same as one JSON list), prev, crc and v, so
-                              `dicepod verify` checks a CSV export too. JSON Lines: the USB
+                              column), then data (the same as one JSON list), prev, crc, v and
+                              journal (the journal id, "" for protocol 1), so `dicepod verify`
+                              checks a CSV export too. JSON Lines: the USB
                               protocol's own event lines (the stored crc as stored: a database
                               edited by hand shows up in verify).
     --table games             one row per game: its result record (dicepod games): device, game,
@@ -32,7 +33,7 @@ from dicepod_host.store import Store
 
 HELP = "export logged events or game results as CSV (one row each) or JSON Lines"
 EVENT_HEAD = ("device", "seq", "game", "mode", "ms", "received", "kind")
-EVENT_TAIL = ("data", "prev", "crc", "v")
+EVENT_TAIL = ("data", "prev", "crc", "v", "journal")
 GAME_HEAD = ("device", "game", "play", "mode", "started", "ended", "seconds", "events",
              "finished", "winner", "result", "outcome")  # fmt: skip
 
@@ -64,11 +65,14 @@ def _event_line(obj: Mapping[str, Any]) -> str:
             if isinstance(obj[key], bool) or not isinstance(obj[key], int):
                 raise ValueError(key)
         line = protocol.encode_event(
-            obj["dev"], obj["seq"], obj["game"], obj["ms"], obj["event"], obj["prev"]
-        ).decode()
+            obj["dev"], obj["seq"], obj["game"], obj["ms"], obj["event"], obj["prev"],
+            obj.get("jid", ""),
+        ).decode()  # fmt: skip
     except (ValueError, TypeError):
         loose = {k: obj[k] for k in ("v", "type", "dev", "seq", "game", "ms", "prev", "crc")}
         loose["event"] = [obj["event"][0], list(obj["event"][1])]
+        if obj.get("jid"):
+            loose["jid"] = obj["jid"]
         return json.dumps(loose, default=str) + "\n"
     cut = line.rfind(',"crc":"')
     return line[:cut] + ',"crc":"{}"}}\n'.format(obj["crc"])
@@ -96,7 +100,7 @@ def write_events(store: Store, out: IO[str], fmt: str, device: str | None = None
              obj["ms"], iso(obj.get("received")), kind)
             + tuple(data) + ("",) * (width - len(data))
             + (json.dumps(list(data), separators=(",", ":"), default=str), obj["prev"],
-               obj["crc"], obj["v"])
+               obj["crc"], obj["v"], obj.get("jid", ""))
         )  # fmt: skip
         n += 1
     return n

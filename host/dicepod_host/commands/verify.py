@@ -37,9 +37,19 @@ def run(args: argparse.Namespace) -> int:
         f"{report.devices} device(s), {report.games} game(s), {report.events} event(s), "
         f"{report.rules_checked} game(s) folded through their rules"
     )
+    # Each journal (a device's flash since it was last wiped), for logs that name them.
+    journals = [
+        f"journal {jid} of device {device}: {count} event(s), seq {first}..{last}"
+        for device, jid, count, first, last in report.journals
+        if jid
+    ]
     if report.ok:
         print(f"OK: {summary}")
+        for line in journals:
+            print(line)
         return 0
     first = report.problems[0]
     print(f"FAIL: {summary}; first bad event: {first}")
+    for line in journals:
+        print(line)
     return 1

@@ -178,12 +178,15 @@ def read_littlefs(image: bytes) -> dict[str, bytes]:
     import littlefs
 
     region = bytes(image[FS_OFFSET : FS_OFFSET + FS_BLOCK * FS_BLOCKS])
+    # A whole block of cache: the firmware's LittleFS keeps small files inline in their
+    # directory up to more than one prog (a 388-byte segment read with a 256-byte cache
+    # gave LFS_ERR_CORRUPT); a larger cache only reads.
     fs = littlefs.LittleFS(
         block_size=FS_BLOCK,
         block_count=FS_BLOCKS,
         prog_size=FS_PROG,
         read_size=32,
-        cache_size=FS_PROG,
+        cache_size=FS_BLOCK,
         lookahead_size=32,
         mount=False,
     )
@@ -803,13 +806,25 @@ class Pico:
                 time.sleep(0.002)
 
     def exec_raw(self, code: str, timeout: float = 30.0) -> str:
-        """Run code through the raw REPL (Ctrl-C stops main.py first); return its stdout.
+        """Run code through the raw REPL (the app asked to stop first); return its stdout.
         Raise PicoError with the device's traceback when the code raises."""
         was_running = self._running is not None
         if not was_running:
             self.go(realtime=False)
         try:
             self.usb_read(0.05)
+            # The dicepod app keeps Ctrl-C off while it runs (issue 12): ask it to hand the
+            # line over (protocol `repl`; it answers once its journal is written). At the REPL
+            # already, the line is a harmless NameError (Ctrl-B first: out of a raw REPL an
+            # earlier call left; to the app a junk command line, answered with an error).
+            self.usb_write(b"\r\x02\nrepl\n")
+            seen = b""
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:  # the app's repl line, or the REPL's NameError
+                seen += self.usb_read(0.05)
+                if b'"type":"repl"' in seen or b"NameError" in seen:
+                    break
+            time.sleep(0.2)
             self.usb_write(b"\r\x03\x03\x01")
             self._expect(b"raw REPL; CTRL-B to exit\r\n>", timeout)
             self.usb_write(code.encode() + b"\x04")

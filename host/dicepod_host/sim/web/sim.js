@@ -408,6 +408,8 @@ const simjs = {
     return raw;
   },
   random_hex: (k) => hex(randomBytes(k)),
+  // A new journal's identity: always from crypto (a ?seed= run's seeded bytes are the dice's).
+  random_id: (k) => hex(crypto.getRandomValues(new Uint8Array(k))),
   load: (name) => store.get(name),
   save: (name, text) => store.set(name, text),
   append: (name, text) => store.set(name, (store.get(name) || "") + text),

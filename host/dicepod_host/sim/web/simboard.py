@@ -14,9 +14,10 @@ page's USB panel and reading the commands the page sends like a PC logger, and t
 driver's MemoryStorage mirrored in localStorage so a reload resumes the game.
 
 simjs (see sim.js): show(hex), contrast(level), power(on), buttons() -> raw bitmask,
-random_hex(k), load(name) -> str or None, save(name, text), append(name, text),
-usb_line(text), usb_take() -> str, tone(freq_hz), device_id() -> str, power_saving() -> 0/1
-(the page's checkbox: without it the display never dims or goes off).
+random_hex(k), random_id(k) (a journal's identity: never the seeded dice bytes), load(name)
+-> str or None, save(name, text), append(name, text), usb_line(text), usb_take() -> str,
+tone(freq_hz), device_id() -> str, power_saving() -> 0/1 (the page's checkbox: without it the
+display never dims or goes off).
 """
 
 import time
@@ -84,26 +85,38 @@ class SimPower(power.Power):
 
 
 class BrowserStorage(memstorage.MemoryStorage):
-    """MemoryStorage whose journal and settings are mirrored in the browser's localStorage."""
+    """MemoryStorage whose journal and settings are mirrored in the browser's localStorage.
+    The journal is kept there as one text, every segment in order: each segment begins with
+    its header line ("@ ID FIRST ..."), which names it, so the text splits back into them."""
 
     def __init__(self):
         journal = simjs.load(_JOURNAL)
         settings = simjs.load(_SETTINGS)
-        super().__init__(
-            journal.encode() if journal else b"",
-            settings.encode() if settings is not None else None,
-        )
+        super().__init__(b"", settings.encode() if settings is not None else None)
+        seg = 1
+        for line in (journal or "").encode().split(b"\n"):
+            if not line:
+                continue
+            parts = line.split(b" ")
+            if parts[0] == b"@" and len(parts) > 2 and parts[2].isdigit():
+                seg = int(parts[2])
+            memstorage.MemoryStorage.append(self, seg, line + b"\n")
 
-    def append(self, line):
+    def append(self, seg, line):
         """Append one journal line (kept in localStorage at once)."""
-        super().append(line)
+        super().append(seg, line)
         simjs.append(_JOURNAL, bytes(line).decode())
 
-    def truncate(self, size):
-        """Cut the journal to size bytes (a new bytearray: this port's bytearray has no
-        slice deletion)."""
-        self.journal = bytearray(bytes(self.journal)[:size])
-        simjs.save(_JOURNAL, bytes(self.journal).decode())
+    def write(self, seg, data):
+        """Create or replace a segment (a header, or a mended one): the text again."""
+        super().write(seg, data)
+        if type(seg) is int:  # (side files, "ack" and "damaged", stay in RAM here)
+            simjs.save(_JOURNAL, self.data().decode())
+
+    def remove(self, seg):
+        """Delete a segment: the text again."""
+        super().remove(seg)
+        simjs.save(_JOURNAL, self.data().decode())
 
     def save_settings(self, data):
         """Replace the settings."""
@@ -191,6 +204,7 @@ def make():
         usb={"out": UsbOut(), "inp": UsbIn(), "poll": False},
         beeper=beeper.Beeper(SimPWM()),
         clock=time,
+        new_id=lambda: simjs.random_id(8),
     )
 
 

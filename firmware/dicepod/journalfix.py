@@ -1,0 +1,494 @@
+"""Mending journal damage (see dicepod.journal's docstring, "Damage"): a segment rewritten with
+its damaged lines replaced by a break line, a line split again where a newline was damaged,
+the damaged bytes kept aside, and the notices for the screen.
+
+Pure, like dicepod.journal, which loads this module only when it finds damage and unloads it
+afterwards: a sound journal never has this code in RAM.
+"""
+
+import sys
+
+from micropython import const
+
+from dicepod import journal
+
+# Fields of a header line and of a break line (the tag and the checksum included).
+_HEAD_FIELDS = const(10)
+_BREAK_FIELDS = const(5)
+# Bytes kept free on the flash: below this, the oldest segments go (as in dicepod.journal).
+_RESERVE = const(24576)
+# While one journal is read: [the next event resumes the chain (after a break or a lost
+# header), prev of the last event folded (where a break resumes), events lost to damage]. Kept
+# here, not on the Journal, whose few attributes are what stays in RAM.
+_S = [False, journal.GENESIS, 0]
+
+# Damaged bytes kept aside for the PC (the newest; older damage is dropped).
+_KEEP_DAMAGED = const(4096)
+
+
+def _side(storage, name):
+    """A journal side file's bytes (b"" when there is none)."""
+    return b"".join(list(storage.lines(name)))
+
+
+def _decodes(line):
+    try:
+        journal.decode(line)
+        return True
+    except ValueError:
+        return False
+
+
+def _cut_at(line):
+    """Where a line holds two lines (the first one's newline damaged): the offset of the
+    damaged byte, or -1. The first line ends with a space and 8 hex digits, the second starts
+    with its seq."""
+    at = 9
+    while True:
+        at = line.find(b" ", at) + 9
+        if at < 9 or at >= len(line) - 1:
+            return -1
+        if _hex_bytes(line[at - 8 : at]) and line[at + 1 : at + 2].isdigit():
+            return at
+        at -= 8
+
+
+def split(log, line, seg, offset, plan):
+    """A damaged line that is two good lines with their newline damaged: fold both into log's
+    state, plan the line's repair and return True; else False (nothing changed)."""
+    cut = _cut_at(line)
+    if cut <= 0:
+        return False
+    one = line[:cut] + b"\n"
+    two = line[cut + 1 :]
+    if not _decodes(one) or not _decodes(two):
+        return False
+    if take(log, one, seg, offset, 0, False) != 1:
+        return False
+    if take(log, two, seg, offset + cut + 1, 0, False) != 1:
+        return True  # the first one was folded; the second is damage after all
+    plan.append((offset, offset + len(line), one + two))
+    return True
+
+
+def mend(log, seg, plan, silent):
+    """Rewrite a (small) segment with its damaged ranges replaced (a break line, two lines
+    split again, or cut at the end); keep the damaged bytes aside and say so, unless all it
+    is is a torn last line."""
+    storage = log.storage
+    data = bytearray()
+    damaged = bytearray()
+    offset = 0
+    k = 0
+    lines = storage.lines(seg)
+    try:
+        for line in lines:
+            while k < len(plan) and offset >= plan[k][1]:
+                k += 1
+            if k < len(plan) and offset >= plan[k][0]:
+                damaged.extend(line)
+                if offset + len(line) == plan[k][1] and plan[k][2] is not None:
+                    data.extend(plan[k][2])
+            else:
+                data.extend(line)
+            offset += len(line)
+    finally:
+        close = getattr(lines, "close", None)
+        if close:
+            close()
+    storage.write(seg, bytes(data))
+    log.seg_size = len(data)  # (the last segment's size, when it is the last one mended)
+    cut = plan[-1][2] is None
+    if cut:
+        log.dropped = offset - plan[-1][0]
+    if silent:
+        return
+    old = _side(storage, "damaged")
+    try:
+        storage.write("damaged", (old + bytes(damaged))[-_KEEP_DAMAGED:])
+    except OSError:  # no room for it: the notice still says what happened
+        pass
+    log.notices.append("Journal damaged:")
+    log.notices.append("%d event(s) lost" % _S[2])
+    if cut:
+        log.notices.append("Damaged end cut")
+    log.notices.append("%d bytes kept for PC" % len(damaged))
+
+
+def check(log, seg):
+    """Check segment seg of log's storage (one before the last: recover() checks the last)
+    and mend damage in it as recover() does; return the notices (none when it is sound)."""
+    try:
+        return _check(log, seg)
+    finally:
+        unload()
+
+
+def _check(log, seg):
+    segs = log.storage.segments()
+    if seg not in segs or seg == segs[-1]:
+        return []
+    i = segs.index(seg)
+    other = journal.Journal(log.storage)
+    clear(other)
+    begin(other, segs, i)
+    head = header(other, segs[i + 1])
+    scan(other, seg, segs[i + 1], True, head[4] if head else None)
+    if _S[2]:
+        log.lost = getattr(log, "lost", 0) + _S[2]
+    return other.notices
+
+
+def meta_fields(line, count):
+    """Return the fields (str) of a header or break line of count fields; raise ValueError."""
+    if not line.endswith(b"\n"):
+        raise ValueError("torn line")
+    cut = line.rfind(b" ")
+    if cut < 0 or len(line) - cut != 10:
+        raise ValueError("no checksum")
+    if (" %08x\n" % journal.checksum(line[:cut])).encode() != line[cut:]:
+        raise ValueError("bad checksum")
+    parts = line[:-1].decode().split(" ")
+    if len(parts) != count:
+        raise ValueError("wrong number of fields")
+    return parts
+
+
+def break_line(first, last, prev):
+    """Return the break line for lost events first..last (the next line's prev is prev)."""
+    return meta_line(("!", "%d" % first, "%d" % last, prev))
+
+
+def decode_break(line):
+    """Return (first, last, prev) of a break line; raise ValueError."""
+    parts = meta_fields(line, _BREAK_FIELDS)
+    if parts[0] != "!" or not journal._is_hash(parts[3]):
+        raise ValueError("not a break line")
+    return int(parts[1]), int(parts[2]), parts[3]
+
+
+def unload():
+    """Out of RAM again once the caller is done (dicepod.journal loads this module only to
+    recover, mend, prune or give an identity)."""
+    sys.modules.pop("dicepod.journalfix", None)
+    package = sys.modules.get("dicepod")
+    if package is not None and hasattr(package, "journalfix"):
+        delattr(package, "journalfix")
+
+
+def recover(log):
+    """Journal.recover()'s work (see there)."""
+    try:
+        return _recover(log)
+    finally:
+        unload()
+
+
+def save(log):
+    """Write the PC's acknowledgement if it is only in RAM (before the REPL takes over)."""
+    if log.acked:
+        log.storage.write("ack", ("%d %s\n" % (log.acked, log.id)).encode())
+    unload()
+
+
+def clear(log):
+    """The state of an empty journal."""
+    log.seq = 0
+    log.game = 0
+    log.prev = journal.GENESIS
+    log.seg = 0
+    log.seg_size = 0
+    log.game_seg = 0
+    log.game_start = 0
+    log.game_undos = 0
+    log.game_length = 0
+    _S[0] = False
+    _S[1] = journal.GENESIS
+    _S[2] = 0
+
+
+def _recover(log):
+    clear(log)
+    log.notices = []
+    segs = log.storage.segments()
+    while segs:
+        log.seg = segs[-1]
+        begin(log, segs, len(segs) - 1)
+        if scan(log, log.seg, 0, True) or log.seg_size or len(segs) == 1:
+            break
+        # a segment with nothing good in it (a torn rotation): the one before is the last
+        log.storage.remove(log.seg)
+        segs = segs[:-1]
+        clear(log)
+    if not segs:
+        log.seg = 0
+    load_ack(log)
+    if segs and not log.id:  # a journal of an older firmware: give it an identity now
+        log._rotate(log.seq + 1)
+    if _S[2]:
+        log.lost = _S[2]
+    return log.seq
+
+
+def header(log, seg):
+    """Return the header fields of segment seg (None when missing or damaged)."""
+    lines = log.storage.lines(seg)
+    try:
+        for line in lines:
+            if line[:1] != b"@":
+                return None
+            try:
+                p = meta_fields(line, _HEAD_FIELDS)
+                if int(p[2]) != seg or not _id_hex(p[1]) or not journal._is_hash(p[4]):
+                    return None
+                return p
+            except ValueError:
+                return None
+    finally:
+        close = getattr(lines, "close", None)
+        if close:
+            close()
+    return None
+
+
+def begin(log, segs, i):
+    """Set the state to the start of segment segs[i]: its header, or else the end of the
+    segment before it (or the journal's start)."""
+    seg = segs[i]
+    p = header(log, seg)
+    if p is not None:
+        log.id = p[1]
+        log.seq = seg - 1
+        log.game = int(p[3])
+        log.prev = p[4]
+        log.game_seg = int(p[5])
+        log.game_start = int(p[6])
+        log.game_length = int(p[7])
+        log.game_undos = int(p[8])
+        _S[0] = False
+        return
+    if i:
+        begin(log, segs, i - 1)
+        scan(log, segs[i - 1], seg, False)
+    if log.seq != seg - 1:  # events lost before this segment: the chain resumes here
+        _S[0] = True
+    log.seq = seg - 1
+
+
+def fits(log, entry, resume):
+    """True when an event line continues the state (resume: after damage or a break)."""
+    seq, game, _ms, event, prev = entry
+    if resume or _S[0]:
+        return seq > log.seq and game >= log.game
+    expected = log.game + 1 if event[0] == "new_game" else log.game
+    return seq == log.seq + 1 and prev == log.prev and game == expected
+
+
+def advance(log, entry, body, seg, offset):
+    seq, game, _ms, event, _prev = entry
+    kind = event[0]
+    if kind == "new_game":
+        log.game_seg = seg
+        log.game_start = offset
+        log.game_undos = 0
+        log.game_length = 0
+    elif game != log.game:  # a game whose new_game was lost to damage
+        log.game_seg = 0
+        log.game_undos = 0
+        log.game_length = 0
+    elif kind == "undo":
+        log.game_undos += 1
+    log.game = game
+    log.game_length += 1
+    log.seq = seq
+    log.prev = journal.chain_hash(body)
+    _S[0] = False
+
+
+def take(log, line, seg, offset, stop, resume):
+    """Fold one line into the state; return 1 (good), 0 (damaged) or 2 (seq stop on)."""
+    tag = line[:1]
+    if tag == b"@":
+        return 1 if offset == 0 else 0
+    try:
+        if tag == b"!":
+            first, last, prev = decode_break(line)
+            if first != log.seq + 1 or last < log.seq:
+                return 0
+            log.seq = last
+            log.prev = prev
+            _S[0] = True
+            return 1
+        entry, body = journal.decode(line)
+    except ValueError:
+        return 0
+    if stop and entry[0] >= stop:
+        return 2
+    if not fits(log, entry, resume):
+        return 0
+    _S[1] = entry[4]
+    advance(log, entry, body, seg, offset)
+    return 1
+
+
+def scan(log, seg, stop, repair, resume=None):
+    """Fold segment seg's lines into the state (lines from seq stop on are another
+    segment's); with repair, mend damage (see _mend): damage at the end is cut, or, when
+    the next segment's header says the chain resumes with prev resume, marked with a break
+    line. A line two lines became (a newline flipped) is split again. Return the good
+    events read."""
+    count = 0
+    offset = 0
+    bad = -1  # start of the current run of damaged lines (-1: none)
+    plan = []  # (start, end, bytes or None) ranges to replace
+    torn = False
+    lines = log.storage.lines(seg)
+    try:
+        for line in lines:
+            end = offset + len(line)
+            before = log.seq
+            got = take(log, line, seg, offset, stop, bad >= 0)
+            if got == 2:
+                break
+            if got == 0 and bad < 0 and split(log, line, seg, offset, plan):
+                got = 1
+                count += 1
+            if got == 1:
+                if bad >= 0:
+                    if line[:1] != b"!":
+                        mark = break_line(before + 1, log.seq - 1, _S[1])
+                        _S[2] += log.seq - 1 - before
+                        plan.append((bad, offset, mark))
+                    bad = -1
+                if line[:1] != b"@" and line[:1] != b"!":
+                    count += 1
+            elif bad < 0:
+                bad = offset
+            torn = not line.endswith(b"\n")
+            offset = end
+    finally:
+        close = getattr(lines, "close", None)
+        if close:
+            close()
+    if bad >= 0:
+        mark = None
+        if resume is not None:
+            mark = break_line(log.seq + 1, stop - 1, resume)
+            _S[2] += stop - 1 - log.seq
+        plan.append((bad, offset, mark))
+    if repair:
+        log.seg_size = offset
+        if plan:
+            mend(log, seg, plan, torn and len(plan) == 1 and plan[0][2] is None)
+    return count
+
+
+def load_ack(log):
+    log.acked = 0
+    try:
+        parts = _side(log.storage, "ack").split()
+        if len(parts) == 2 and parts[1].decode() == log.id:
+            log.acked = min(int(parts[0]), log.seq)
+    except (ValueError, UnicodeError):
+        pass
+
+
+def find(storage, since):
+    """The segment holding seq since + 1 (the first one when it is older; 0: none)."""
+    name = 0
+    for first in storage.segments():
+        if first <= since + 1 or not name:
+            name = first
+    return name
+
+
+def retry(log, seq, line):
+    """After a failed append: room made (at least one old segment deleted), the line written
+    again at the start of a fresh segment; raises OSError when it still does not fit."""
+    log._rotate(seq, True)
+    log.storage.append(log.seg, line)
+
+
+def rotate(log, force):
+    """Before a new segment: delete the oldest segments while space is short (force: at least
+    one)."""
+    try:
+        room(log, force)
+    finally:
+        unload()
+
+
+def room(log, force):
+    """Delete the oldest segments while space is short (force: at least one)."""
+    free = log.storage.free()
+    if free is None and not force:
+        return
+    segs = log.storage.segments()
+    limit = log.game_seg or log.seg
+    pruned = log.pruned = getattr(log, "pruned", 0)
+    i = 0
+    while i + 1 < len(segs) and segs[i] < limit:
+        if not force and (free is None or free >= _RESERVE):
+            break
+        last = segs[i + 1] - 1
+        if last > log.acked:
+            log.pruned += last - max(segs[i], log.acked + 1) + 1
+        log.storage.remove(segs[i])
+        i += 1
+        force = False
+        free = log.storage.free()
+    if log.pruned > pruned:
+        log.notices.append("Flash full: old games")
+        log.notices.append("deleted (%d events)" % (log.pruned - pruned))
+    full = free is not None and free < _RESERVE
+    if full and not getattr(log, "full", False):
+        log.notices.append("Flash nearly full")
+    log.full = full
+
+
+def meta_line(fields):
+    """Return a header or break line: the fields joined by spaces, then their CRC-32."""
+    body = " ".join(fields).encode()
+    return body + (" %08x\n" % journal.checksum(body)).encode()
+
+
+def _id_hex(text):
+    return len(text) == 16 and journal._is_hash(text[:8]) and journal._is_hash(text[8:])
+
+
+def encode(seq, game, ms, event, prev):
+    """Return the journal line (bytes ending in b"\\n") for one event."""
+    body = journal.body_bytes(seq, game, ms, prev, journal.canonical(event))
+    return body + (" %08x\n" % journal.checksum(body)).encode()
+
+
+def effective(events):
+    """Return the effective events of one game's raw event list (undo applied)."""
+    out = []
+    for event in events:
+        if event[0] == "undo":
+            if out and not (len(out) == 1 and out[0][0] == "new_game"):
+                out.pop()
+        else:
+            out.append(event)
+    return out
+
+
+def read_entries(log, since=0):
+    """Iterate (seq, entry, body) for the good event lines with seq > since (damaged lines
+    and breaks skipped)."""
+    for _seg, _offset, line in log.lines(since, find(log.storage, since)):
+        if line[:1] == b"!":
+            continue
+        try:
+            entry, body = journal.decode(line)
+        except ValueError:
+            continue
+        yield entry[0], entry, body
+
+
+def _hex_bytes(data):
+    for b in data:
+        if b not in b"0123456789abcdef":
+            return False
+    return True
