@@ -2,10 +2,19 @@
 LittleFS on its flash, real TinyUSB CDC): no byte sent over USB stops the game or reaches the
 REPL while the app runs (Ctrl-C is off), the game goes on and the journal keeps growing; the
 protocol's `repl` hands the line over: `dicepod deploy` onto the running game succeeds, and
-the app it starts again resumes that game from the flash. Skips with one line when the UF2 /
+the app it starts again resumes that game from the flash. A flash full to its last blocks
+keeps playing: the oldest games go, the game in progress and every new event stay. A wiped
+Pico (the same chip, a
+fresh flash) logged again into the same database: its new journal beside the old one, no
+event lost, `dicepod verify` OK and both journals listed. Skips with one line when the UF2 /
 boot ROM are absent."""
 
 import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
 from pico_sessions import journal_in
@@ -86,3 +95,132 @@ def test_dicepod_deploy_onto_the_running_game(pico, capsys, monkeypatch):
     pico.run_ms(300)
     assert pico.frame() != frame
     assert len(_journal_lines(pico.image)) == seq + 1
+
+
+def _count(db):
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=1)
+    except sqlite3.OperationalError:
+        return 0
+    try:
+        return con.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        con.close()
+
+
+def test_a_wiped_pico_logged_again_into_the_same_database(tmp_path, capsys):
+    need_pico()
+    from dicepod_host.cli import main
+
+    db = tmp_path / "log.db"
+    dev = "e6614c311b7a2f35"
+    logged = []  # (journal id, its event lines) of each flash
+    # The same chip twice: the second time its flash wiped (a fresh image: seq 1 again), and
+    # another power-up's random bits (the emulator's seed) for the new journal's identity.
+    for seed in (1, 2):
+        image = tmp_path / ("flash%d.img" % seed)
+        with Pico(flash=str(image), device_id=dev, seed=seed) as pico:
+            pico.image = image
+            pico.run_until_frame(max_ms=10_000)
+            logger = subprocess.Popen(
+                [sys.executable, "-m", "dicepod_host.cli", "log", "--port", pico.usb_port]
+                + ["--db", str(db), "--quiet"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                for button in ("OK", "OK", "OK", "DOWN", "OK", "OK"):
+                    pico.tap(button)
+                lines = _journal_lines(image)
+                assert len(lines) >= 3
+                want = sum(len(x[1]) for x in logged) + len(lines)
+                end = time.monotonic() + 120
+                while _count(db) < want and time.monotonic() < end:
+                    pico.run_ms(200)
+                logger.send_signal(signal.SIGINT)
+                assert logger.wait(30) == 0, logger.stderr.read()
+            finally:
+                if logger.poll() is None:
+                    logger.kill()
+                    logger.wait()
+            data = journal_in(read_littlefs(image.read_bytes()))
+            jid = data.split(b" ", 2)[1].decode()  # the first segment's header: "@ ID ..."
+            logged.append((jid, lines))
+    assert logged[0][0] != logged[1][0]
+    assert _count(db) == len(logged[0][1]) + len(logged[1][1])  # 0 lost, 0 dropped
+    capsys.readouterr()
+    assert main(["verify", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("OK: 1 device(s)"), out
+    for jid, lines in logged:
+        assert "journal %s of device %s: %d event(s), seq 1..%d" % (
+            jid, dev, len(lines), len(lines)) in out, out  # fmt: skip
+
+
+def _full_flash(tmp_path):
+    """A flash image with the firmware, about 900 KB of journal (free-roll games of 300
+    events, the last one in progress, its segment a few events from its end) and a filler
+    file taking the rest but a few blocks: less free than the journal keeps in reserve."""
+    import littlefs
+
+    from dicepod import journal
+    from dicepod.drivers.memstorage import MemoryStorage
+    from dicepod_host import pico as pico_module
+
+    storage = MemoryStorage()
+    log = journal.Journal(storage, lambda: "00000000000000f1")
+    log.recover()
+    n = 0
+    while storage.used() < 900_000 or storage.size(log.seg) < 8192 - 3 * 60:
+        log.append(n * 10, ("new_game", ("free",)) if n % 300 == 0 else ("roll", (n % 6 + 1,)))
+        n += 1
+    files = pico_module.deployed_files()
+    files.update({"journal/%d" % seg: storage.segment(seg) for seg in storage.segments()})
+    files["journal/ack"] = storage.side("ack")
+    region = pico_module.littlefs_image(files)
+    fs = littlefs.LittleFS(
+        block_size=pico_module.FS_BLOCK, block_count=pico_module.FS_BLOCKS,
+        prog_size=pico_module.FS_PROG, read_size=32, cache_size=pico_module.FS_PROG,
+        lookahead_size=32, mount=False,
+    )  # fmt: skip
+    fs.context.buffer[:] = region
+    fs.mount()
+    free_blocks = pico_module.FS_BLOCKS - fs.used_block_count
+    files["filler.bin"] = bytes((free_blocks - 4) * 4000)
+    image = tmp_path / "full.img"
+    pico_module.build_flash(image, files=files, deploy=False)
+    return image, log.seq, storage.segments()
+
+
+def _last_seq(image):
+    return int(_journal_lines(image)[-1].split(b" ")[0])
+
+
+def test_a_full_flash_keeps_playing(tmp_path):
+    need_pico()
+    image, seq, segs = _full_flash(tmp_path)
+    with Pico(flash=str(image)) as pico:
+        pico.run_until_frame(max_ms=10_000)  # the game in progress, resumed
+        assert len(_journal_lines(image)) == seq
+        # Rolls: the segment rotates with no room for a new one: the oldest games go, with a
+        # notice (a screen a press closes), and the rolls go on.
+        presses = 0
+        while len(_journal_lines(image)) and _last_seq(image) < seq + 8 and presses < 20:
+            pico.tap("OK")
+            presses += 1
+        assert _last_seq(image) == seq + 8, presses
+    files = read_littlefs(image.read_bytes())
+    after = sorted(int(k[8:]) for k in files if k.startswith("journal/") and k[8:].isdigit())
+    lines = _journal_lines(image)
+    # The newest events all there, in order (the journal goes on where it was); the oldest
+    # segments deleted for room (old finished games), the game in progress kept whole.
+    newest = [int(x.split(b" ")[0]) for x in lines[-28:]]
+    assert newest == list(range(seq - 19, seq + 9))
+    assert after[-1] > segs[-1]  # a new segment started
+    assert after[0] > segs[0]  # and the oldest went
+    first_of_game = (seq - 1) // 300 * 300 + 1  # the new_game line of the game in progress
+    assert any(x.startswith(b"%d " % first_of_game) and b"new_game" in x for x in lines)
+    assert "filler.bin" in files and "main.py" in files

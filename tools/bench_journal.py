@@ -7,7 +7,10 @@ at most 1 s, with an empty journal, 10,000 events and a full flash).
 tests/lfs_journal.py boot).
 --pico: the whole boot on the emulated Pico (the real rp2 firmware in rp2040js with dicepod
 deployed): power-up to the first frame on the display, with the journal's segment files
-written on its flash before it boots (made by the firmware's own journal code on CPython).
+written on its flash before it boots (made by the firmware's own journal code on CPython):
+empty; 10,000 events and a full flash, each with a game of 100 events in progress; and a
+full flash with a game of 300 in progress (the fold of the game in progress is the part of
+the boot that grows: with its length, not with the history).
 pico_boot_ms(events) is what tools/bench_pico.py calls for its boot figures.
 """
 
@@ -23,37 +26,56 @@ for _path in (ROOT / "firmware", ROOT / "host", ROOT / "tests"):
 # The Pico's file system is 1,408 KiB: segments are deleted below 24 KB free, so a "full"
 # flash holds about this much journal (LittleFS's own blocks and the firmware take the rest).
 FULL_BYTES = 950_000
+# The boots measured: (name, events, journal bytes, events of the game in progress). The
+# game in progress is folded at boot (its every event read and played through its rules), so
+# its length is the same in the history's cases; the last line shows a longer one.
+BOOTS = (
+    ("empty", 0, None, 0),
+    ("10000 events", 10_000, None, 100),
+    ("full flash", None, FULL_BYTES, 100),
+    ("full flash, game of 300", None, FULL_BYTES, 300),
+)
 
 
-def journal_files(events=None, full_bytes=None, per_game=300):
-    """Return {"journal/<first seq>": bytes} for a journal of events (or of about full_bytes),
-    written by dicepod.journal on CPython (games of free rolls, the last one in progress)."""
+def journal_files(events=None, full_bytes=None, per_game=300, current=100):
+    """Return ({"journal/<first seq>": bytes, "journal/ack": ...}, events) for a journal of
+    events (or of about full_bytes), written by dicepod.journal on CPython: games of free
+    rolls of per_game events, the last one (in progress) of current events."""
     from dicepod import journal
     from dicepod.drivers.memstorage import MemoryStorage
 
+    if events == 0:
+        return {}, 0
     storage = MemoryStorage()
     log = journal.Journal(storage, lambda: "0123456789abcdef")
     log.recover()
     n = 0
-    while (events is not None and n < events) or (
-        full_bytes is not None and storage.used() < full_bytes
-    ):
-        event = ("new_game", ("free",)) if n % per_game == 0 else ("roll", (n % 6 + 1, 3))
-        log.append(n * 10, event)
+    last = None  # the seq the game in progress starts at
+    while last is None or n < last + current:
+        if last is None and (
+            (events is not None and n >= events - current)
+            or (full_bytes is not None and storage.used() >= full_bytes - current * 46)
+        ):
+            last = n
+        start = n == last or (last is None and n % per_game == 0)
+        log.append(n * 10, ("new_game", ("free",)) if start else ("roll", (n % 6 + 1, 3)))
         n += 1
     files = {"journal/%d" % seg: storage.segment(seg) for seg in storage.segments()}
+    ack = storage.side("ack")  # (the side file naming the last segment, as the device has it)
+    if ack is not None:
+        files["journal/ack"] = ack
     return files, n
 
 
-def pico_boot_ms(events=None, full_bytes=None):
-    """Boot the emulated Pico with that journal; return (emulated ms to the first frame,
-    events, segment files)."""
+def pico_boot_ms(events=None, full_bytes=None, current=100):
+    """Boot the emulated Pico with that journal (the game in progress of current events);
+    return (emulated ms to the first frame, events, segment files)."""
     from dicepod_host.pico import Pico
 
-    files, n = journal_files(events, full_bytes)
+    files, n = journal_files(events, full_bytes, current=current)
     with Pico(files=files) as pico:
         ms = pico.run_until_frame(max_ms=20_000)
-    return ms, n, len(files)
+    return ms, n, len([k for k in files if k[8:].isdigit()])
 
 
 def unix_boot():
@@ -71,17 +93,13 @@ def unix_boot():
 
 def main(argv):
     if "--pico" in argv:
-        for name, events, full in (
-            ("empty", 0, None),
-            ("10000 events", 10_000, None),
-            ("full flash", None, FULL_BYTES),
-        ):
+        for name, events, full, current in BOOTS:
             try:
-                ms, n, segs = pico_boot_ms(events, full)
+                ms, n, segs = pico_boot_ms(events, full, current)
             except Exception as err:  # no UF2 here, or the emulator failed: say so, go on
-                print("pico boot, %-13s: not measured (%s)" % (name, err))
+                print("pico boot, %-24s: not measured (%s)" % (name, err))
                 continue
-            print("pico boot, %-13s: %7.0f ms to the first frame (%d events, %d segments)"
+            print("pico boot, %-24s: %6.0f ms to the first frame (%d events, %d segments)"
                   % (name, ms, n, segs))  # fmt: skip
     if "--unix" in argv or "--pico" not in argv:
         result = unix_boot()

@@ -111,7 +111,7 @@ def profile_boot(args, addrs, names):
         ms = pico.run_until_frame(max_ms=30_000)
         hist = pico.profile(0)
     what = "the boot to the first frame (%.0f ms; %d events, %d segment files)" % (
-        ms, n, len(files))  # fmt: skip
+        ms, n, len([k for k in files if k[8:].isdigit()]))  # fmt: skip
     report(hist, addrs, names, args.every, args.top, 1, what)
     return 0
 

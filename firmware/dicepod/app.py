@@ -38,6 +38,8 @@ _GC_EVERY = const(4096)
 # ... or every twelfth of the free heap when at least this much is free at start.
 _GC_SHARE = const(12)
 _GC_ROOMY = const(131072)
+# ... and every half of it while the session starts (see start()).
+_GC_BOOT = const(2)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
@@ -65,6 +67,7 @@ class App:
     def start(self, show=True):
         """Start the session, resume the game in progress on its screen, draw (unless show
         is false: the crash handler draws its own screen first)."""
+        free = 0  # (0: not MicroPython, or a small heap: no change after the start)
         if hasattr(gc, "threshold"):  # MicroPython
             # Collect after every few KB allocated, not only when the heap is full: garbage
             # goes while it is low in the heap, so long-lived objects fill the low holes and a
@@ -73,10 +76,18 @@ class App:
             # With room to spare (a Pico's whole heap, ~190 KB free here) a collection every
             # twelfth of the free heap instead: each marks the whole live heap, and every 4 KB
             # they took 30 % of a press's cycles on the emulated Pico (tools/profile_pico.py).
+            # While the session starts (recovery and the fold decode many lines, short-lived
+            # garbage) a collection every half of the free heap: a full collection marks the
+            # whole live heap, about 20 ms on the emulated Pico, and every twelfth made it a
+            # third of the boot (tools/bench_journal.py --pico).
             free = gc.mem_free()
-            gc.threshold(free // _GC_SHARE if free >= _GC_ROOMY else _GC_EVERY)
+            if free < _GC_ROOMY:
+                free = 0
+            gc.threshold(free // _GC_BOOT if free else _GC_EVERY)
         session = self.session
         session.start(not self.safe)
+        if free:
+            gc.threshold(free // _GC_SHARE)
         del self.stack[:]
         self.stack.append(ui.Screen())
         if session.game is not None:

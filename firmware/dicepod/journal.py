@@ -33,7 +33,9 @@ or re-flashed device starts a journal of another id); FIRST the seq of the segme
 event (its name); GAME and PREV the game id and chain hash before it; GSEG/GOFF the segment and
 byte offset of the current game's new_game line (0 0: none known); GLEN/GUNDO that game's
 events and undos so far. Recovery reads the last segment's header and lines only (bounded,
-whatever the history); a back-fill from seq N opens the segment holding N+1 by its name.
+whatever the history; the side file "ack" names it, written as each segment starts, so boot
+lists no directory either: a hint, checked, the listing when it is missing or old); a
+back-fill from seq N opens the segment holding N+1 by its name.
 
 Damage. Recovery checks every line of the last segment (checksum, sequence, chain, game ids).
 A torn last line (a power cut while writing) is cut silently. Damaged lines with good lines
@@ -72,12 +74,9 @@ NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-
 
 
 def _check_name(name):
-    if not isinstance(name, str) or not 0 < len(name) <= _MAX_NAME:
-        return False
-    for ch in name:
-        if ch not in NAME_CHARS:
-            return False
-    return True
+    # (strip() leaves nothing when every character is one of NAME_CHARS: one call in C, not a
+    # loop over the characters; recovery and the fold check every line they read)
+    return isinstance(name, str) and 0 < len(name) <= _MAX_NAME and not name.strip(NAME_CHARS)
 
 
 def check_event(event):
@@ -125,12 +124,7 @@ def checksum(body):
 
 
 def _is_hash(text):
-    if len(text) != 8:
-        return False
-    for ch in text:
-        if ch not in "0123456789abcdef":
-            return False
-    return True
+    return len(text) == 8 and not text.strip("0123456789abcdef")
 
 
 def decode(line):
@@ -205,11 +199,21 @@ class Journal:
         storage raises for reading; a journal it cannot make sense of starts empty. (The
         code is in dicepod.journalfix, in RAM only while it runs.)"""
         self.notices = []
-        if not self.storage.segments():  # a new journal: nothing to read
-            return 0
+        # The side file "ack" names the last segment (a hint, checked: journalfix.recover):
+        # with it, no directory listing at boot; without it, the listing (an empty one: a new
+        # journal, nothing to read).
+        segs = ()
+        ack = self.storage.lines("ack")
+        for _line in ack:
+            break
+        else:
+            segs = self.storage.segments()
+            if not segs:
+                return 0
+        ack.close()
         from dicepod import journalfix
 
-        return journalfix.recover(self)
+        return journalfix.recover(self, segs)
 
     def _rotate(self, first, force=False):
         """Start segment first (its header written whole): first, room for it (the oldest
@@ -222,11 +226,12 @@ class Journal:
             journalfix.rotate(self, force)
         if not self.id:  # a new journal: its identity (see journalfix.make_id)
             self.id = self.new_id() if self.new_id else chain_hash(repr(self.seq).encode()) * 2
-        if self.acked:  # the PC's acknowledgement, kept for the next boot (journalfix.save)
-            try:
-                self.storage.write("ack", ("%d %s\n" % (self.acked, self.id)).encode())
-            except OSError:
-                pass
+        # The side file "ack": the PC's acknowledgement (kept for the next boot; see also
+        # journalfix.save) and the segment started now, where the next recover() begins.
+        try:
+            self.storage.write("ack", ("%d %s %d\n" % (self.acked, self.id, first)).encode())
+        except OSError:
+            pass
         head = (
             "@ %s %d %d %s %d %d %d %d"
             % (

@@ -222,6 +222,43 @@ def test_segments_rotate_and_recovery_reads_only_the_last():
         _rmtree(path)
 
 
+def test_a_stale_or_missing_hint_falls_back_to_the_listing():
+    # The side file "ack" names the last segment (written as each starts); a power cut
+    # between it and the segment, or a damaged one, must not lose the newer segment.
+    path = _tmpdir()
+    try:
+        _stale_hints(FileStorage(path), path + "/journal/ack")
+    finally:
+        _rmtree(path)
+
+
+def _stale_hints(storage, ack):
+    j = journal.Journal(storage, _ids())
+    j.recover()
+    events = _long(j, games=3, per_game=190)
+    segs = storage.segments()
+    assert len(segs) >= 3
+    good = b"".join(list(storage.lines("ack")))
+    assert good == ("0 %s %d\n" % (j.id, segs[-1])).encode()
+    for case in ("older", "absent segment", "garbage", "no file", "sound"):
+        if case == "older":
+            storage.write("ack", ("0 %s %d\n" % (j.id, segs[-2])).encode())
+        elif case == "absent segment":
+            storage.write("ack", ("0 %s %d\n" % (j.id, segs[-1] + 7)).encode())
+        elif case == "garbage":
+            storage.write("ack", b"12 zz\x00 x\n")
+        elif case == "no file":
+            os.remove(ack)
+        else:
+            storage.write("ack", good)
+        k = journal.Journal(storage)
+        assert k.recover() == events, case
+        assert _state(k) == _state(j), case
+        assert k.notices == [], case
+    k.append(0, ("roll", (1,)))  # and it goes on where it was
+    assert k.seq == events + 1 and k.seg == j.seg
+
+
 def _size(storage, seg):
     n = 0
     for line in storage.lines(seg):
@@ -258,10 +295,21 @@ def _segments_rotate(storage):
             reads.add(seg)
             yield line
 
+    listings = []
+    segments = storage.segments
+
+    def listing():
+        listings.append(1)
+        return segments()
+
     storage.lines = counting
+    storage.segments = listing
     k = journal.Journal(storage)
     assert k.recover() == events
-    assert reads == {segs[-1]}, reads  # the header and lines of the last one only
+    # the header and lines of the last one only (the side file "ack" names it: no listing)
+    assert reads == {segs[-1], "ack"}, reads
+    assert listings == []
+    storage.segments = segments
     assert _state(k) == _state(j)
     reads.clear()
     expected = journalfix.effective([_event(n, 200) for n in range(events - 200, events)])
