@@ -65,6 +65,44 @@ def test_every_setting_of_every_group_fits():
     assert not found, _report(found)
 
 
+def test_every_help_page_fits_and_closes_back_to_the_game():
+    from app_board import BACK, DOWN, answer, hold, menu
+
+    from dicepod.ui import help as help_module
+
+    app = _app()
+    app.start()
+    for mode in ("free", "battle", "tests", "tyranid", "orks"):
+        menu(app, mode)
+        answer(app)
+        game = app.stack[-1]
+        assert game.game_screen, mode
+        hold(app, OK)  # the game's menu
+        screen = app.stack[-1]
+        while screen.items[screen.cursor] != "Help":
+            press(app, DOWN)
+        seq = app.session.journal.seq
+        press(app, OK)
+        page = app.stack[-1]
+        assert type(page).__name__ == "Help" and page.title == "Help", mode
+        words = help_module.text(mode)
+        assert words.startswith(dict(help_module.TEXTS)[mode]) and "Hold BACK" in words
+        shown = []
+        for _ in range(len(page.lines)):
+            shown.append(app.board.display.shown)
+            press(app, DOWN)  # every line shown, then no further
+        assert page.top == len(page.lines) - 6, (mode, page.top)
+        assert " ".join(page.lines) == words  # the whole text, wrapped, nothing cut
+        assert page.lines[-1] in shown[-1]
+        press(app, BACK)  # closes the page: the menu again
+        assert app.stack[-1] is screen
+        press(app, BACK)
+        assert app.stack[-1] is game and app.session.journal.seq == seq  # nothing journalled
+    assert "dicepod.ui.help" not in __import__("sys").modules  # dropped with the passing screens
+    found = app.board.display.found
+    assert not found, _report(found)
+
+
 def test_the_screens_no_session_reaches_fit():
     app = _app(seed=1)
     app.start()

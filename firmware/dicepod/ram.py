@@ -30,9 +30,8 @@ _KEEP = const(
     )
 )
 
-# Passed through on the way (the menus, settings, history, messages, the 6×8 font, the device
-# settings):
-# never kept with a mode.
+# Passed through on the way (the menus, settings, history, messages, help, the 6×8 font, the
+# device settings): never kept with a mode.
 _PASSING = const(
     (
         "dicepod.ui.menu",
@@ -41,6 +40,7 @@ _PASSING = const(
         "dicepod.ui.ask",
         "dicepod.ui.history",
         "dicepod.ui.message",
+        "dicepod.ui.help",
         "dicepod.ui.font6",
         "dicepod.device",
     )

@@ -262,7 +262,7 @@ def test_game_menu_and_history():
     hold(app, OK)
     assert top(app) == "GameMenu"
     items = app.stack[-1].items
-    assert items[:2] == ["Fairness test", "Undo"]
+    assert items[:3] == ["Fairness test", "Help", "Undo"]
     while app.stack[-1].items[app.stack[-1].cursor] != "History":
         press(app, DOWN)
     press(app, OK)

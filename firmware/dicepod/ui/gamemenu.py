@@ -1,18 +1,18 @@
-"""A game's own menu (long OK in a game): the mode's entries, Undo, New game, History, Settings,
-Main menu. Pure. Loaded only while it is open (a passing screen)."""
+"""A game's own menu (long OK in a game): the mode's entries, Help, Undo, New game, History,
+Settings, Main menu. Pure. Loaded only while it is open (a passing screen)."""
 
 from dicepod.ui.lists import Confirm, ListScreen
 from dicepod.ui.screen import POP, NewGame, Reset
 
 
 class GameMenu(ListScreen):
-    """A game's menu (long OK in a game): the mode's own entries, then Undo, New game,
+    """A game's menu (long OK in a game): the mode's own entries, then Help, Undo, New game,
     History, Settings, Main menu. extra: ((label, function(app) -> transition), ...)."""
 
     def __init__(self, app, extra=()):
         self.extra = extra
         items = [label for label, _f in extra]
-        items.extend(("Undo", "New game", "History", "Settings", "Main menu"))
+        items.extend(("Help", "Undo", "New game", "History", "Settings", "Main menu"))
         super().__init__("Menu: %s" % app.session.mode, items)
 
     def choose(self, app, index):
@@ -20,6 +20,10 @@ class GameMenu(ListScreen):
         if index < len(self.extra):
             return self.extra[index][1](app)
         label = self.items[index]
+        if label == "Help":
+            from dicepod.ui.help import Help
+
+            return Help(app.session.mode)
         if label == "Undo":
             app.session.undo()
             return POP

@@ -1,0 +1,91 @@
+"""Help: what the buttons do and what the screen's fields mean, one page per mode, from the
+game's menu. Pure; a passing screen (loaded only while it is open). The text is wrapped to the
+6×8 font's 21 columns; UP/DOWN scroll, OK or BACK closes."""
+
+from dicepod.ui import draw
+from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
+
+_BUTTONS = (
+    "Buttons: UP and DOWN choose (hold to repeat). OK does the chosen thing when you let go. "
+    "Hold OK in a game: its menu. BACK: the main menu (the game stays). Hold BACK in a game: "
+    "undo the last move. Elsewhere a hold is a slow tap."
+)
+
+TEXTS = (
+    (
+        "free",
+        "Free roll. OK rolls the dice; UP and DOWN change how many. The bars count each "
+        "face rolled so far. Menu: Fairness test rolls many dice and says whether a fair die "
+        "would often be this uneven.",
+    ),
+    (
+        "battle",
+        "Battle Game, two players. OK rolls six dice. Choose a scoring roll to set aside "
+        "(triangles mark its dice), then push your luck: re-roll the rest or stop. Thick "
+        "frames: kept dice; small pips: dice to re-roll; the percent is the chance to bust. "
+        "BUST: the turn scores nothing. ALL OUT!: every die set aside, roll again. After a "
+        "turn the actions it bought move your heroes (Heroes in the menu).",
+    ),
+    (
+        "tests",
+        "Tests. UP and DOWN choose an action on the bottom line, OK does it: the number of "
+        "dice, the target number (TN: a die at or above it is a success), modifiers, then "
+        "Roll. Lit dice are successes; P>= is the chance of at least that many. Re-roll "
+        "fails rolls the failed dice again; Roll-off is one die each; D3 reads a die as 1 "
+        "to 3.",
+    ),
+    (
+        "tyranid",
+        "Tyranid Attack!, co-operative. Pick a level, then the team. Each round reveals "
+        "activation cards one by one; the Marine on the card acts (Move, Attack, other "
+        "actions) and ends his turn. Attacks roll the dice and say hit or miss. Team and "
+        "Bag (on the bottom line) list your Marines and what the bag holds.",
+    ),
+    (
+        "orks",
+        "Rise of the Orks, co-operative. Pick a difficulty. Each round Orks are added, the "
+        "Terminators act one by one (Move, Attack, Supply token), then the Orks attack: "
+        "enter their hits and the damage. Values from your cards are asked once and kept "
+        "in Settings.",
+    ),
+)
+
+
+def text(mode):
+    """The help text of a mode (every page ends with the buttons)."""
+    for name, words in TEXTS:
+        if name == mode:
+            return words + " " + _BUTTONS
+    return _BUTTONS
+
+
+class Help(Screen):
+    """A mode's help page in the 6×8 font; UP/DOWN scroll, OK or BACK closes."""
+
+    def __init__(self, mode, title="Help"):
+        super().__init__()
+        self.title = title
+        self.lines = wrap(text(mode), draw.SMALL_COLUMNS)
+        self.top = 0
+
+    def on_button(self, app, button):
+        """Scroll or close."""
+        if button == OK or button == BACK:
+            return POP
+        if button == UP and self.top > 0:
+            self.top -= 1
+            self.dirty = True
+        elif button == DOWN and self.top + 6 < len(self.lines):
+            self.top += 1
+            self.dirty = True
+        return None
+
+    def draw(self, canvas):
+        """Title, six lines, a mark while there is more below."""
+        draw.title(canvas, self.title)
+        y = 11
+        for line in self.lines[self.top : self.top + 6]:
+            draw.small(canvas, line, 0, y)
+            y += 9
+        if self.top + 6 < len(self.lines):
+            canvas.vline(127, 60, 4, 1)
