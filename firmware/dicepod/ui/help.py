@@ -3,7 +3,8 @@ game's menu. Pure; a passing screen (loaded only while it is open). The text is 
 6×8 font's 21 columns; UP/DOWN scroll, OK or BACK closes."""
 
 from dicepod.ui import draw
-from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
+from dicepod.ui.message import Message
+from dicepod.ui.screen import Screen, wrap
 
 _BUTTONS = (
     "Buttons: UP and DOWN choose (hold to repeat). OK does the chosen thing when you let go. "
@@ -59,26 +60,14 @@ def text(mode):
     return _BUTTONS
 
 
-class Help(Screen):
-    """A mode's help page in the 6×8 font; UP/DOWN scroll, OK or BACK closes."""
+class Help(Message):
+    """A mode's help page in the 6×8 font; UP/DOWN scroll, OK or BACK closes (Message's)."""
 
     def __init__(self, mode, title="Help"):
-        super().__init__()
+        Screen.__init__(self)
         self.title = title
         self.lines = wrap(text(mode), draw.SMALL_COLUMNS)
         self.top = 0
-
-    def on_button(self, app, button):
-        """Scroll or close."""
-        if button == OK or button == BACK:
-            return POP
-        if button == UP and self.top > 0:
-            self.top -= 1
-            self.dirty = True
-        elif button == DOWN and self.top + 6 < len(self.lines):
-            self.top += 1
-            self.dirty = True
-        return None
 
     def draw(self, canvas):
         """Title, six lines, a mark while there is more below."""
