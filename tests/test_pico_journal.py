@@ -3,9 +3,10 @@ LittleFS on its flash, real TinyUSB CDC): no byte sent over USB stops the game o
 REPL while the app runs (Ctrl-C is off), the game goes on and the journal keeps growing; the
 protocol's `repl` hands the line over: `dicepod deploy` onto the running game succeeds, and
 the app it starts again resumes that game from the flash. A flash full to its last blocks
-keeps playing: the oldest games go, the game in progress and every new event stay. A wiped
-Pico (the same chip, a
-fresh flash) logged again into the same database: its new journal beside the old one, no
+keeps playing: the oldest games go, the game in progress and every new event stay. Power cuts
+at chosen flash operations while a full flash starts a segment and deletes old ones: the Pico
+resumes exactly the completed events, as CPython recovers them. A wiped Pico (the same chip,
+a fresh flash) logged again into the same database: its new journal beside the old one, no
 event lost, `dicepod verify` OK and both journals listed. Skips with one line when the UF2 /
 boot ROM are absent."""
 
@@ -224,3 +225,173 @@ def test_a_full_flash_keeps_playing(tmp_path):
     first_of_game = (seq - 1) // 300 * 300 + 1  # the new_game line of the game in progress
     assert any(x.startswith(b"%d " % first_of_game) and b"new_game" in x for x in lines)
     assert "filler.bin" in files and "main.py" in files
+
+
+# -- power cuts while a full flash rotates and prunes ----------------------------------------
+
+
+def _journal_image(tmp_path, name, files, journal_bytes, acked_at, free_blocks):
+    """A flash image holding files (the firmware, a main.py), about journal_bytes of journal
+    (free-roll games of 300 events; the game in progress started a few events before the end of
+    the last segment, which has room for less than any roll line: the next event starts a
+    segment), the PC's acknowledgement of everything up to the first acked_at bytes, and a
+    filler taking the flash's free space but free_blocks. Returns (image, journal)."""
+    import littlefs
+
+    from dicepod import journal
+    from dicepod.drivers.memstorage import MemoryStorage
+    from dicepod_host import pico as pico_module
+
+    storage = MemoryStorage()
+    log = journal.Journal(storage, lambda: "00000000000000f1")
+    log.recover()
+    n = started = 0
+    while True:
+        late = storage.used() >= journal_bytes
+        room = 8192 - storage.size(log.seg)
+        if n % 300 == 0 or (late and room < 600 and started != log.seg):
+            log.append(n * 10, ("new_game", ("free",)))
+            started = log.seg
+        else:
+            log.append(n * 10, ("roll", (n % 6 + 1,)))
+        n += 1
+        if storage.used() > acked_at and not log.acked:
+            log.acked = log.seq
+        if late and started == log.seg and 8192 - storage.size(log.seg) < 40:
+            break
+    files = dict(files)
+    files.update({"journal/%d" % seg: storage.segment(seg) for seg in storage.segments()})
+    files["journal/ack"] = storage.side("ack")
+    fs = littlefs.LittleFS(
+        block_size=pico_module.FS_BLOCK, block_count=pico_module.FS_BLOCKS,
+        prog_size=pico_module.FS_PROG, read_size=32, cache_size=pico_module.FS_PROG,
+        lookahead_size=32, mount=False,
+    )  # fmt: skip
+    fs.context.buffer[:] = pico_module.littlefs_image(files)
+    fs.mount()
+    files["filler.bin"] = bytes((pico_module.FS_BLOCKS - fs.used_block_count - free_blocks) * 4000)
+    image = tmp_path / name
+    pico_module.build_flash(image, files=files, deploy=False)
+    return image, log
+
+
+def _segments(files):
+    """{seg: bytes} of a flash's journal segments (side files and journal/tmp left out)."""
+    return {int(k[8:]): v for k, v in files.items() if k.startswith("journal/") and k[8:].isdigit()}
+
+
+def _events(segments):
+    """The event lines of {seg: bytes}, in order."""
+    out = []
+    for seg in sorted(segments):
+        out += [x for x in segments[seg].splitlines(True) if x[:1].isdigit()]
+    return out
+
+
+def test_power_cuts_while_a_full_flash_rotates_and_prunes(tmp_path):
+    """The real firmware (the lockstep main, CPython's seeded dice) on a flash that is full: its
+    next roll starts a segment, and first deletes the oldest (acknowledged) segments for room.
+    The power goes at chosen flash operations of that: after the first of four deletes, while
+    the ack file (the PC's acknowledgement and the hint naming the last segment) is in its
+    temporary file, once it is renamed (it names a segment not there yet), once the new
+    segment's header is there (no line yet), and once the roll's line is written. After each
+    cut the Pico is powered on: its journal is exactly what CPython's Journal recovers from the
+    same flash (the same LittleFS, read on the host), it holds every completed event and nothing
+    else (the roll only once its line was written; only acknowledged segments went), and the
+    screen is the game CPython's app resumes, pixel for pixel. Each cut strikes the roll the
+    Pico resumed by the step before plays next (one chain of cuts: about 30 s of CPU)."""
+    need_pico()
+    from app_board import LineStorage
+    from pico_sessions import FingerBoard, Player, lockstep_files
+    from pico_support import diff_image
+
+    from dicepod.app import App
+    from dicepod_host import pico as pico_module
+
+    files = pico_module.deployed_files()
+    files.update(lockstep_files())
+    image, log = _journal_image(
+        tmp_path, "cuts.img", files,
+        journal_bytes=250_000, acked_at=100_000, free_blocks=4,
+    )  # fmt: skip
+    acked = log.acked
+    # (cut after this many flash operations of the roll, what the flash holds then)
+    steps = (
+        (1, "pruning"),  # 1 of 4 deletes done
+        (5, "ack in tmp"),  # the 3 others done, the ack file's temporary file written
+        (3, "ack ahead"),  # renamed: it names the new segment, which is not there
+        (8, "header"),  # the new segment, its header only (written in a temporary file first)
+        (1, "line"),  # the roll written into it: it is kept
+    )
+    seen = []
+
+    def twin(segments, side):
+        """CPython's app started on a flash's journal: the reference."""
+        storage = LineStorage()
+        for seg, data in segments.items():
+            storage.write(seg, data)
+        for name, data in side.items():
+            storage.write(name, data)
+        board = FingerBoard(storage=storage)
+        app = App(board)
+        app.start()
+        return board, app
+
+    with pico_module.Pico(flash=str(image), usb="events") as pico:
+        player = Player(pico)
+        player.boot()
+        files = read_littlefs(image.read_bytes())
+        segs0 = sorted(_segments(files))
+        for ops, what in steps:
+            # CPython's twin of the Pico as it is now plays the same press (no flash limit: it
+            # deletes nothing): the events before it and with it.
+            board, app = twin(_segments(files), {"ack": files["journal/ack"]})
+            before = _events(_segments(files))
+            assert pico.frame() == bytes(board.display.buffer)
+            start = len(board.pins)
+            board.finger(app, [4])  # OK: a roll
+            after = _events({s: board.storage.segment(s) for s in board.storage.segments()})
+            assert len(after) == len(before) + 1
+            done = pico.flash_ops
+            pico.power_cut(after_flash_ops=ops)
+            stopped = None
+            for mask in board.pins[start:]:
+                stopped = player.tick(mask)
+                if stopped == "power_cut":
+                    break
+            assert stopped == "power_cut" and pico.flash_ops == done + ops, what
+            cut = read_littlefs(image.read_bytes())
+            segments = _segments(cut)
+            last = max(segments)
+            hint = int(cut["journal/ack"].split()[2])
+            tmp = cut.get("journal/tmp", b"").split()
+            state = (
+                "line" if len(_events(segments)) > len(before) else
+                "header" if last > max(_segments(files)) else
+                "header in tmp" if tmp[:1] == [b"@"] and int(tmp[2]) > last else
+                "ack ahead" if hint > last else
+                "ack in tmp" if tmp[2:] and tmp[0] != b"@" and int(tmp[2]) > last else
+                "pruning" if len(segments) < len(_segments(files)) else "?"
+            )  # fmt: skip
+            seen.append(state)
+            assert state == what, (ops, what, state, sorted(segments)[:3], cut["journal/ack"], tmp)
+            if what == "ack in tmp":
+                assert len(segments) == len(segs0) - 4  # all four deleted first
+            # What CPython's journal recovers from this flash, and the screen its app shows.
+            reference, _app = twin(segments, {"ack": cut["journal/ack"]})
+            pico.power_on()
+            player.boot()
+            files = read_littlefs(image.read_bytes())
+            got = _segments(files)
+            assert got == {s: reference.storage.segment(s) for s in reference.storage.segments()}
+            assert pico.frame() == bytes(reference.display.buffer), diff_image(
+                pico.frame(), bytes(reference.display.buffer)
+            )
+            # Every completed event, nothing else: the roll only when its line was written,
+            # and the oldest events gone only where the PC had acknowledged them.
+            kept = _events(got)
+            first = int(kept[0].split(b" ")[0])
+            assert first - 1 <= acked and first in segs0
+            want = after if what == "line" else before
+            assert kept == [x for x in want if int(x.split(b" ")[0]) >= first], what
+    assert seen == [what for _ops, what in steps]
