@@ -255,3 +255,29 @@ def test_odds_plugs_in_a_test_subcommand(monkeypatch, capsys):
     assert capsys.readouterr().out == "tn 4\n"
     assert cli.main(["odds", "bust", "--reroll", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["bust"] == "5/6"
+
+
+@pytest.mark.parametrize("dice", [(2, 3, 4, 1, 1, 1), (6, 6, 3, 4, 5, 2), (5, 5, 5, 6, 1, 2)])
+def test_the_device_and_the_pc_name_the_scoring_rolls_alike(dice):
+    """One name per scoring roll (issue 13): the device's set-aside choices, one at a time, read
+    exactly as `dicepod combos` lists them (both call dicepod.rules.scoring.name; the simulator
+    runs the same firmware)."""
+    from app_board import DOWN, Board, menu, press
+
+    from dicepod.app import App
+
+    listed = dicepod("combos", *map(str, dice)).stdout.split("\n")
+    pc = [line.strip() for line in listed if line.startswith("  ")]
+    app = App(Board(seed=3))
+    app.start()
+    menu(app, "battle")
+    app.session.change_setting("battle.rows", 3)
+    app.session.play(("roll", dice))
+    screen = app.stack[-1]
+    device = []
+    for _ in range(len(screen.options)):
+        if len(screen.options[screen.cursor]) == 1:  # one scoring roll: its name alone
+            words = (screen.lines[0] + " " + screen.lines[1]).split()
+            device.append(" ".join([w for w in words if "/" not in w]))  # not the index 2/5
+        press(app, DOWN)
+    assert pc and sorted(device) == sorted(pc), (device, pc)

@@ -17,7 +17,14 @@ def test_screenshots_render_every_screen(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     files = sorted(tmp_path.glob("*.png"))
     assert len(files) >= 50
-    for name in ("battle_bust", "battle_all_out", "selftest_done", "crash", "settings_corrupt"):
+    for name in (
+        "battle_bust",
+        "battle_all_out",
+        "battle_again",
+        "selftest_done",
+        "crash",
+        "settings_corrupt",
+    ):
         data = (tmp_path / ("%s.png" % name)).read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 500
     listed = [line for line in out.stdout.splitlines() if line.startswith("- `")]

@@ -110,6 +110,11 @@ def test_the_screens_no_session_reaches_fit():
     app.session.play(("roll", (1, 2, 3, 4, 5, 6)))
     app.session.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))  # ALL OUT!
     app.redraw()
+    app.session.change_setting("battle.rows", 3)
+    app.session.play(("actions", ()))
+    app.session.play(("end_turn", ()))  # its extra turn: P1 AGAIN
+    app.redraw()
+    assert app.stack[-1].banner == "P1 AGAIN"
     app = _app(storage=LineStorage(settings=b'{"battle.rows": 3, "free.di'))
     app.start()  # corrupt settings: the message
     found = app.board.display.found

@@ -96,6 +96,12 @@ def main(argv):
     app.session.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))
     app.redraw()
     shots.take(app, "battle_all_out")
+    # ... and its extra turn: stop, act, end the turn: the same player again, under a banner
+    app.session.change_setting("battle.rows", 3)  # asked before the heroes move (BG-13)
+    app.session.play(("actions", ()))
+    app.session.play(("end_turn", ()))
+    app.redraw()
+    shots.take(app, "battle_again")
 
     # Corrupt settings: the defaults, and a message saying so.
     app = App(Board(storage=LineStorage(settings=b'{"battle.rows": 3, "free.di')))

@@ -89,7 +89,7 @@ def test_BG_12_the_player_pushes_an_enemy_hero_back_before_the_win_check():
     press(app, OK)  # the heroes
     screen = app.stack[-1]
     assert top(app) == "Heroes" and len(screen.items) == 11
-    assert screen.items[5] == "P2 H1: 3 >" and screen.items[10] == "End turn"
+    assert screen.items[5] == "P2 hero 1: 3 across" and screen.items[10] == "End turn"
     for _ in range(5):
         press(app, DOWN)
     press(app, OK)  # P2's first hero

@@ -120,6 +120,7 @@ class Game:
         self.player = first
         self.turn = 1
         self.winner = None
+        self.again = False  # this turn is an extra turn (ALL OUT!'s, BG-10): the screen says so
         self._start_turn()
 
     def _start_turn(self):
@@ -355,6 +356,7 @@ class Game:
             return
         if not again:
             self.player = 1 - player
+        self.again = again
         self.turn += 1
         self._start_turn()
 

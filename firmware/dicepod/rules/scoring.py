@@ -58,6 +58,21 @@ def name(combo):
     return _NAMES[index]
 
 
+def names(combos):
+    """Return scoring rolls by name, equal ones counted: 'Lucky Six x2, Straight 2-3-4' (the
+    device, the simulator and the PC all name them with name())."""
+    combos = sorted(combos)
+    parts = []
+    i = 0
+    while i < len(combos):
+        n = 1
+        while i + n < len(combos) and combos[i + n] == combos[i]:
+            n += 1
+        parts.append(name(combos[i]) + (" x%d" % n if n > 1 else ""))
+        i += n
+    return ", ".join(parts)
+
+
 def mask(face_counts):
     """Return a bit mask over COMBOS (bit i = COMBOS[i]) of every scoring roll that can be formed
     from dice with these counts. Zero means bust."""

@@ -7,7 +7,7 @@ of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 from dicepod.rules import battle, odds, scoring
 from dicepod.ui import draw
 from dicepod.ui.lists import Confirm, ListScreen, Pick
-from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Reset, Screen
+from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Reset, Screen, wrap
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))
@@ -20,21 +20,34 @@ def player_name(player):
     return "P%d" % (player + 1)
 
 
-def short(combos, width=16):
-    """Scoring rolls in at most width characters: one by name ('Lucky Six', 'Straight 1-4'),
-    several as 'L6 D6 3x4 1-3' (a straight by its lowest and highest die)."""
-    if len(combos) == 1 and scoring.kind_index(combos[0]) < 3:
-        return scoring.name(combos[0])[:width]
-    text = ""
-    for combo in combos:
-        index = scoring.kind_index(combo)
-        if index == 3:
-            text += " %d-%d" % (combo[0], combo[-1])
-        else:
-            text += " " + ("L6", "D6", "3x%d" % combo[0])[index]
-    if len(combos) == 1:
-        text = " Straight" + text
-    return text[1 : width + 1]
+def _fit(text, width):
+    """text if it has at most width characters, else None."""
+    return text if len(text) <= width else None
+
+
+def aside_text(prefix, combos, width=21):
+    """prefix + the scoring rolls by name in at most width characters, else how many."""
+    n = len(combos)
+    return _fit(prefix + scoring.names(combos), width) or "%s%d rolls" % (prefix, n)
+
+
+def keep_text(keep, rest):
+    """What a keep option does, in words, the dice in the row's order: 'Keep 3 4 5, re-roll 2'
+    ('roll' when 'Keep 3 1 2, re-roll 5 2' is too long for 21 columns)."""
+    rolled = " ".join([str(v) for v in rest])
+    if not keep:
+        return "Re-roll all %d dice" % len(rest) if len(rest) > 1 else "Re-roll the " + rolled
+    kept = " ".join([str(v) for v in keep])
+    return _fit("Keep %s, re-roll %s" % (kept, rolled), 21) or "Keep %s, roll %s" % (kept, rolled)
+
+
+def bust_text(num, den, first):
+    """The chance to bust, in at most 20 characters (the last column: the UP/DOWN mark); on the
+    first (least risky) keep, that Stop is one UP away instead of the fraction."""
+    pct = draw.percent_tenths(num, den)
+    if first:
+        return _fit("Bust %s, UP: stop" % pct, 20) or "Bust %s UP: stop" % pct
+    return _fit("Bust %s = %d/%d" % (pct, num, den), 20) or "Bust %s %d/%d" % (pct, num, den)
 
 
 # The "stop rolling" entry of the keep options (compared by identity; a value no other option
@@ -111,22 +124,26 @@ class BattleScreen(Screen):
         """Build the dice row, the marks and the four text lines for the current cursor."""
         phase = game.phase
         player = player_name(game.player)
+        other = player_name(1 - game.player)
         lines = ["", "", "", "%d:%d" % (game.score(0), game.score(1))]
         lines[3] = "%-11s%5s" % ("%s turn %d" % (player, game.turn), lines[3])
         free = game.dice
         kept = _marks(free, game.kept)
         styles = [draw.KEPT if kept[i] else draw.ROLLED for i in range(len(kept))]
         marks = None
-        text = short(game.aside)
-        if text and len(text) <= 10:
-            text = "Aside " + text
+        text = aside_text("Aside: ", game.aside) if game.aside else ""
         self.banner = None
         if phase == battle.ROLL:
             free = [0] * 6
             styles = [draw.BLANK] * 6
             lines[0] = "OK: Battle Roll"
-            if game.lost:
-                lines[2] = "%s lost %d" % (player_name(1 - game.player), len(game.lost))
+            if game.again:
+                # ALL OUT!'s extra turn (BG-10): the same player again, said so
+                self.banner = "%s AGAIN" % player
+                lines[2] = "Extra turn. OK: roll"
+            elif game.lost:
+                n = len(game.lost)
+                lines[2] = "%s bust, lost %d roll%s" % (other, n, "" if n == 1 else "s")
         elif phase == battle.CHOOSE:
             choice = self.options[self.cursor] if self.options else ()
             values = []
@@ -135,12 +152,21 @@ class BattleScreen(Screen):
             marks = _marks(free, values)
             count = len(self.options)
             index = "%d/%d" % (self.cursor + 1, count) if count > 1 else ""
-            lines[0] = "%-*s%s" % (16 - len(index), short(choice, 15 - len(index)), index)
+            # the choice by name on up to two lines (the second leaves the UP/DOWN mark's column)
+            words = scoring.names(choice).split(" ")
+            width = 20 - len(index)
+            first = ""
+            while words and len(first) + len(words[0]) + (1 if first else 0) <= width:
+                first += (" " if first else "") + words.pop(0)
+            columns = 16 if not words and len(first) + len(index) < 16 else 21
+            lines[0] = first + " " * (columns - len(first) - len(index)) + index
+            lines[1] = " ".join(words)
             lines[2] = text
         elif phase == battle.BUST:
+            # what is lost and what happens next (BG-5)
             self.banner = "BUST!"
-            lost = len(game.aside)
-            lines[3] = "%s loses %d roll%s" % (player, lost, "" if lost == 1 else "s")
+            lines[2] = aside_text("Lost: ", game.aside) if game.aside else "Nothing set aside"
+            lines[3] = "OK: %s's turn" % other
         elif phase == battle.DECIDE:
             option = self.options[self.cursor]
             keep = () if option is _STOP or not free else option[0]
@@ -153,16 +179,15 @@ class BattleScreen(Screen):
             styles[: len(keep)] = [draw.KEPT] * len(keep)
             lines[2] = text
             if option is _STOP:
-                lines[0] = "OK: stop, act"
+                lines[0] = "OK: stop and act"
                 if game.extra_turn():
                     lines[1] = "then extra turn"
             elif not free:
                 lines[0] = "OK: roll all 6"
             else:
                 num, den = option[1]
-                best = " BEST" if self.cursor == 1 else ""
-                lines[0] = "%-11s%5s" % ("Bust " + draw.percent_tenths(num, den), best)
-                lines[1] = "%15s" % ("= %d/%d" % (num, den))  # the last column: UP/DOWN mark
+                lines[0] = keep_text(free[: len(keep)], free[len(keep) :])
+                lines[1] = bust_text(num, den, self.cursor == 1)
             if game.all_out:
                 # the banner covers the first two lines: what OK does goes below it
                 self.banner = "ALL OUT!"
@@ -173,8 +198,11 @@ class BattleScreen(Screen):
             styles = [draw.DIM] * len(free)
             bought = battle.bought(game)  # the players' table, when it is on (BG-11)
             lines[0] = "%s %sactions:" % (player, "" if bought is None else "%d " % bought)
-            lines[1] = short(game.aside)
-            lines[2] = "OK: move heroes"
+            rows = wrap(scoring.names(game.aside), 21)
+            if len(rows) > 2:
+                rows = [aside_text("", game.aside)]
+            lines[1 : 1 + len(rows)] = rows
+            lines[1 + len(rows)] = "OK: move heroes"  # over the turn line if need be
         elif phase == battle.OVER:
             free = []  # no dice: the banner at the top
             self.banner = "%s WINS" % player_name(game.winner)
@@ -273,14 +301,23 @@ class BattleScreen(Screen):
             if faces:
                 # a banner under the dice, in letters `first` times the font's size: it covers
                 # that many lines
-                first = 3 if self.banner == "BUST!" else 2
-                draw.banner(canvas, self.banner, 27, first)
+                first = 2
+                draw.banner(canvas, self.banner, 27, 2)
             else:
                 draw.banner(canvas, self.banner, 2, 2)
                 top = 26
                 step = 9
         for i in range(first, len(lines)):
-            canvas.text(lines[i], 0, top + step * i, 1)
+            # 16 columns of the 8×8 font, longer lines in the 6×8 font (21 columns); the second
+            # line leaves the last column to the UP/DOWN mark
+            line = lines[i]
+            if i >= 2 and self.app.toast is not None:
+                break  # a toast's band (rows 55..63) takes the bottom: the third line's
+                # letters reach row 55
+            if len(line) > (15 if i == 1 else 16):
+                draw.small(canvas, line, 0, top + step * i)
+            else:
+                canvas.text(line, 0, top + step * i, 1)
         if len(self.options) > 1:
             # UP/DOWN hint: a small up/down arrow in the last column of the second line (under
             # the ALL OUT! banner, of the third)
@@ -321,12 +358,13 @@ class Heroes(ListScreen):
         for side in (player, 1 - player):
             for hero in range(battle.HEROES):
                 advance = game.heroes[side][hero]
-                mark = " >" if advance >= rows else ""
-                items.append("%s H%d: %d%s" % (player_name(side), hero + 1, advance, mark))
+                mark = " across" if advance >= rows else ""
+                items.append("%s hero %d: %d%s" % (player_name(side), hero + 1, advance, mark))
         if game.phase == battle.ACTIONS:
             items.append("End turn")
         self.items = items
-        self.title = "%s %d:%d across %d" % (
+        # the win needs 3 heroes in the other half and the higher score (BG-15)
+        self.title = "%s %d:%d, %d of 3 across" % (
             player_name(player),
             game.score(player),
             game.score(1 - player),
@@ -371,7 +409,11 @@ class Move(Screen):
         """Rebuild the text."""
         game = app.session.game
         side = self.player
-        self.text = "%s H%d: %d" % (player_name(side), self.hero + 1, game.heroes[side][self.hero])
+        self.text = "%s hero %d: %d ahead" % (
+            player_name(side),
+            self.hero + 1,
+            game.heroes[side][self.hero],
+        )
         self.dirty = True
 
     def on_button(self, app, button):
@@ -407,7 +449,7 @@ class Move(Screen):
             y = top + theirs * cell
             canvas.rect(x + 1, y + 1, 7, cell - 2, 1)
         canvas.hline(left - 2, top + rows * cell, 56, 1)
-        canvas.text("UP:adv", 0, 20, 1)
-        canvas.text("DOWN:", 0, 30, 1)
-        canvas.text(" retreat", 0, 39, 1)
-        canvas.text("OK:done", 0, 52, 1)
+        draw.small(canvas, "UP: advance", 0, 20)
+        draw.small(canvas, "DOWN:", 0, 30)
+        draw.small(canvas, "retreat", 6, 39)
+        draw.small(canvas, "OK: done", 0, 52)

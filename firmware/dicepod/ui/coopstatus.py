@@ -13,10 +13,11 @@ def orks_terminators(app):
     items = []
     for i in range(5):
         t = game.order[i]
-        items.append("%-9s%d/5 K%d" % (rules.TERMINATORS[t][:9], game.damage[t], game.kills[t]))
+        items.append("%-10s %d/5 %3d" % (rules.TERMINATORS[t], game.damage[t], game.kills[t]))
     items.append("Supply deck %d" % game.supply_deck)
-    items.append("kept %d tokens %d" % (game.supply_kept, game.supply_tokens))
-    return Status("Terminators", items)
+    items.append("Supply cards kept %d" % game.supply_kept)
+    items.append("Supply tokens %d" % game.supply_tokens)
+    return Status("Damage of 5, kills", items)
 
 
 def orks_board(app):
@@ -27,7 +28,5 @@ def orks_board(app):
     items = []
     for k in range(10):
         if game.board[k] or game.reserves.counts[k]:
-            items.append(
-                "%-9s%2d %2d" % (rules.KINDS[k][:8], game.board[k], game.reserves.counts[k])
-            )
-    return Status("Kind board res", items)
+            items.append("%-10s %2d %2d" % (rules.KINDS[k], game.board[k], game.reserves.counts[k]))
+    return Status("On board, in reserve", items)

@@ -121,7 +121,7 @@ class SelfTest(Screen):
             self.lines = (
                 "1:%d 2:%d 3:%d" % (c[1], c[2], c[3]),
                 "4:%d 5:%d 6:%d" % (c[4], c[5], c[6]),
-                "chi2 %s" % free.format_x100(chi),
+                "chi-sq " + free.format_x100(chi),
                 "PASS" if free.passes(self.counts) else "FAIL",
             )
         self.dirty = True
@@ -136,8 +136,9 @@ class SelfTest(Screen):
             return
         canvas.text(self.lines[0], 0, 29, 1)
         canvas.text(self.lines[1], 0, 38, 1)
-        canvas.text(self.lines[2], 0, 47, 1)
-        canvas.text("5df 1%", 0, 56, 1)
+        # the chi-square of the counts and the limit a fair die stays under at the 1 % level
+        draw.small(canvas, self.lines[2], 0, 47)
+        draw.small(canvas, "limit 15.09", 0, 56)
         canvas.fill_rect(80, 47, 48, 17, 1)
         draw.big(canvas, self.lines[3], 80, 48, 1, 0)
         canvas.text("at 1%", 84, 56, 0)

@@ -17,15 +17,20 @@ TEXTS = (
         "free",
         "Free roll. OK rolls the dice; UP and DOWN change how many. The bars count each "
         "face rolled so far. Menu: Fairness test rolls many dice and says whether a fair die "
-        "would often be this uneven.",
+        "would often be this uneven: chi-sq measures how uneven the counts are; a fair die "
+        "stays under the limit 15.09 (5 degrees of freedom) 99 times in 100, so above it the "
+        "test says FAIL at 1%.",
     ),
     (
         "battle",
         "Battle Game, two players. OK rolls six dice. Choose a scoring roll to set aside "
-        "(triangles mark its dice), then push your luck: re-roll the rest or stop. Thick "
-        "frames: kept dice; small pips: dice to re-roll; the percent is the chance to bust. "
-        "BUST: the turn scores nothing. ALL OUT!: every die set aside, roll again. After a "
-        "turn the actions it bought move your heroes (Heroes in the menu).",
+        "(triangles mark its dice; x2: two of them), then push your luck: the screen says "
+        "which dice you keep and which you re-roll, and the chance to bust. The first offer "
+        "is the least likely to bust; UP from it is Stop. Solid dice: set aside; thick "
+        "frames: kept; small pips: re-rolled. BUST: the rolls set aside are lost, the other "
+        "player goes on. ALL OUT!: every die set aside; the same player has an extra turn "
+        "(P1 AGAIN). After a turn the actions it bought move your heroes (Heroes in the "
+        "menu): across counts heroes in the other half; 3 across and the higher score win.",
     ),
     (
         "tests",
@@ -40,14 +45,17 @@ TEXTS = (
         "Tyranid Attack!, co-operative. Pick a level, then the team. Each round reveals "
         "activation cards one by one; the Marine on the card acts (Move, Attack, other "
         "actions) and ends his turn. Attacks roll the dice and say hit or miss. Team and "
-        "Bag (on the bottom line) list your Marines and what the bag holds.",
+        "Bag (on the bottom line) list your Marines and what the bag holds. The title: "
+        "level, round, infestation cards left of the deck (L1 R1 Inf 23/23 when long). "
+        "Board T G L: Termagants, Genestealers, Lictors on the board.",
     ),
     (
         "orks",
         "Rise of the Orks, co-operative. Pick a difficulty. Each round Orks are added, the "
         "Terminators act one by one (Move, Attack, Supply token), then the Orks attack: "
         "enter their hits and the damage. Values from your cards are asked once and kept "
-        "in Settings.",
+        "in Settings. The title R1 G3 Rx6 Ork4: round 1, grit 3, 6 reactors standing, 4 "
+        "Orks on the board. Terminators in the menu: damage of 5 and kills.",
     ),
 )
 

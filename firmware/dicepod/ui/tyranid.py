@@ -31,7 +31,7 @@ class TyranidScreen(ActionScreen):
         lines = []
         self.big = ""
         self.result = None
-        board = "Board T%d G%d L%d" % (game.board[0], game.board[1], game.board[2])
+        board = _board(game)
         # the players may draw the real cards and counters and enter them (DK-2)
         real = game.phase != rules.SETUP and game.real_draws()
         place = "dicepod.ui.drawn.tyranid_counter" if real and game.bag.total else _place
@@ -54,12 +54,11 @@ class TyranidScreen(ActionScreen):
             lines.append(self.note(app))
             lines.append(board)
         elif phase == rules.PLAY:
-            self.title = "L%d R%d Inf %d/%d" % (
-                game.level,
-                game.round,
-                game.infestation_left,
-                game.infestation_total,
-            )
+            # level, round, infestation cards left of the deck (Help says so)
+            numbers = (game.level, game.round, game.infestation_left, game.infestation_total)
+            self.title = "Level %d Round %d %d/%d" % numbers
+            if len(self.title) > 21:
+                self.title = "L%d R%d Inf %d/%d" % numbers
             card = game.last_card
             if card == rules.TYRANID_CARD:
                 self.big = "TYRANIDS"
@@ -164,8 +163,22 @@ class TyranidScreen(ActionScreen):
         for line in self.lines:
             if y > 46:
                 break
-            canvas.text(line[:16], 0, y, 1)
+            if len(line) > 16:  # the 6×8 font: 21 columns
+                draw.small(canvas, line, 0, y)
+            else:
+                canvas.text(line, 0, y, 1)
             y += 9
+
+
+def _board(game):
+    """The Tyranids on the board in words ('Board: 6 Termagant'), or by initial when that is
+    too long (the Help page says so)."""
+    words = ", ".join(
+        ["%d %s" % (game.board[k], rules.KINDS[k]) for k in range(3) if game.board[k]]
+    )
+    if len(words) <= 14:
+        return "Board: " + (words or "none")
+    return "Board T%d G%d L%d" % (game.board[0], game.board[1], game.board[2])
 
 
 # -- actions: function(app) -> transition ------------------------------------------------------
@@ -286,10 +299,14 @@ def _team(app):
     for m in range(5):
         if game.in_play[m]:
             items.append(
-                "%-8s%s S%d"
-                % (rules.MARINES[m], ("ok", "WND", "OUT")[game.status[m]], game.specials[m])
+                "%-8s %-7s %d"
+                % (
+                    rules.MARINES[m],
+                    ("healthy", "wounded", "out")[game.status[m]],
+                    game.specials[m],
+                )
             )
-    return Status("Team", items)
+    return Status("Side, special cards", items)
 
 
 def _bag(app):
@@ -297,9 +314,9 @@ def _bag(app):
     game = app.session.game
     items = []
     for k in range(3):
-        items.append("%-9s bag %2d" % (rules.KINDS[k][:9], game.bag.counts[k]))
+        items.append("%-11s bag %2d" % (rules.KINDS[k], game.bag.counts[k]))
     for k in range(3):
-        items.append("%-9s out %2d" % (rules.KINDS[k][:9], game.board[k]))
+        items.append("%-11s board %2d" % (rules.KINDS[k], game.board[k]))
     return Status("Bag %d" % game.bag.total, items)
 
 
