@@ -40,7 +40,7 @@ for sub in ("firmware", "host", "tests", "tests/portable"):
 
 import loggen  # noqa: E402
 
-from dicepod import journal, protocol  # noqa: E402
+from dicepod import journal, protocol, protocol_pc  # noqa: E402
 from dicepod_host import cli  # noqa: E402
 from dicepod_host.store import Store  # noqa: E402
 
@@ -122,7 +122,7 @@ def make_files(work):
     if not f["db"].exists():
         with Store(f["db"]) as store:
             for line in lines:
-                store.add_event(protocol.parse(line))
+                store.add_event(protocol_pc.parse(line))
     for name, sql in (
         ("db_data5", "UPDATE events SET data='5' WHERE seq=3"),
         ("db_null", "UPDATE events SET data='[null]' WHERE seq=3"),

@@ -51,10 +51,10 @@ def files(tmp_path_factory):
     con.close()
     f["db"] = d / "good.db"
     store = Store(f["db"])
-    from dicepod import protocol
+    from dicepod import protocol_pc
 
     for line in loggen.standard()[1]:
-        store.add_event(protocol.parse(line))
+        store.add_event(protocol_pc.parse(line))
     store.close()
     f["nogames"] = d / "nogames.jsonl"
     _s, lines = loggen.build([[("roll", (1, 2))]])

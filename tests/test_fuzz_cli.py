@@ -12,7 +12,7 @@ from pathlib import Path
 import fuzz_cli
 import pytest
 
-from dicepod import protocol
+from dicepod import protocol_pc
 from dicepod_host import logger
 from dicepod_host.store import Store
 
@@ -61,7 +61,7 @@ def test_out_of_bounds_lines_are_rejected_not_stored(tmp_path):
         fuzz_cli._signed(1, 2, 0, ("new_game", ("free",))),  # game id above seq
     ]
     for line in lines:
-        protocol.parse(line)  # each passes the protocol's own checks (a valid checksum)
+        protocol_pc.parse(line)  # each passes the protocol's own checks (a valid checksum)
     good = fuzz_cli._signed(1, 1, 0, ("new_game", ("free",)))
     with Store(tmp_path / "b.db") as store:
         ingest = logger.Ingest(store)

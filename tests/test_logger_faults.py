@@ -11,7 +11,7 @@ import tty
 import loggen
 import serial
 
-from dicepod import journal, protocol
+from dicepod import journal, protocol, protocol_pc
 from dicepod.drivers.memstorage import MemoryStorage
 from dicepod.drivers.usb import UsbLink
 from dicepod_host import logger
@@ -40,7 +40,7 @@ def _stored(store):
 
 
 def _expected(lines):
-    return [(protocol.parse(x)["seq"], protocol.parse(x)["crc"]) for x in lines]
+    return [(protocol_pc.parse(x)["seq"], protocol_pc.parse(x)["crc"]) for x in lines]
 
 
 def test_garbage_torn_oversize_duplicates_out_of_order(tmp_path):

@@ -12,7 +12,7 @@ import test_orks
 import test_tyranid
 from seeded import Seeded
 
-from dicepod import protocol
+from dicepod import protocol_pc
 from dicepod.rules import battle, free, orks, tn, tyranid
 from dicepod.settings import Settings
 from dicepod_host import results
@@ -87,7 +87,7 @@ def _db(tmp_path, games):
     path = tmp_path / "club.db"
     with Store(path) as store:
         for line in lines:
-            store.add_event(protocol.parse(line))
+            store.add_event(protocol_pc.parse(line))
     return path
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from dicepod import protocol
+from dicepod import protocol_pc
 
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = [
@@ -173,7 +173,7 @@ def check_screen(page, ref, step):
 
 def panel_events(page):
     lines = page.eval_on_selector_all("#usb li.event", "els => els.map(e => e.dataset.line)")
-    return [protocol.parse(line) for line in lines]
+    return [protocol_pc.parse(line) for line in lines]
 
 
 def key(obj):
@@ -183,7 +183,7 @@ def key(obj):
 def reference_events(ref):
     seen = {}
     for line in ref.out.lines():
-        obj = protocol.parse(line)
+        obj = protocol_pc.parse(line)
         if obj["type"] == "event":
             seen.setdefault(obj["seq"], obj)
     return [seen[seq] for seq in sorted(seen)]
@@ -219,7 +219,7 @@ def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
         prev = "00000000"
         for obj in got:
             assert obj["prev"] == prev, "chain broken at seq %d" % obj["seq"]
-            prev = protocol.chain_hash(obj)
+            prev = protocol_pc.chain_hash(obj)
 
         # The downloaded log is what `dicepod verify` accepts (the USB panel unfolded first).
         page.click("#usbpanel summary")
@@ -228,7 +228,7 @@ def test_play_battle_and_tests_in_the_browser(server, browser, tmp_path):
         log = tmp_path / "sim.jsonl"
         info.value.save_as(log)
         lines = log.read_text().splitlines()
-        assert [protocol.parse(line) for line in lines] == got
+        assert [protocol_pc.parse(line) for line in lines] == got
         from dicepod_host.cli import main
 
         assert main(["verify", str(log)]) == 0

@@ -5,14 +5,14 @@ import sqlite3
 import loggen
 import pytest
 
-from dicepod import protocol
+from dicepod import protocol_pc
 from dicepod_host.errors import UserError
 from dicepod_host.store import Store, head_of
 
 
 def _objs():
     _storage, lines = loggen.standard()
-    return [protocol.parse(line) for line in lines]
+    return [protocol_pc.parse(line) for line in lines]
 
 
 def test_events_stored_once_in_order(tmp_path):
@@ -38,8 +38,8 @@ def test_conflict_is_counted_not_stored(tmp_path):
     objs = _objs()
     store = Store(tmp_path / "b.db")
     store.add_event(objs[0])
-    other = protocol.parse(
-        protocol.encode_event(loggen.DEV, 1, 1, 5, ("new_game", ("tests",)), "00000000")
+    other = protocol_pc.parse(
+        protocol_pc.encode_event(loggen.DEV, 1, 1, 5, ("new_game", ("tests",)), "00000000")
     )
     assert store.add_event(other) == "conflict"
     assert next(store.events())["event"] == objs[0]["event"]

@@ -9,7 +9,7 @@ import tty
 
 from harness import mp_command
 
-from dicepod import protocol
+from dicepod import protocol_pc
 
 SCRIPT = """
 import sys
@@ -61,7 +61,7 @@ def test_unread_pty_never_blocks_the_game(tmp_path):
                 break
             data += chunk
         lines = data.split(b"\n")
-        seqs = [protocol.parse(x)["seq"] for x in lines[:-1]]
+        seqs = [protocol_pc.parse(x)["seq"] for x in lines[:-1]]
         assert seqs == list(range(1, sent + 1))
         # the process ended with at most the start of the next line written (it would be
         # finished when the PC reads): never a line with a hole in it

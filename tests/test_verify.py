@@ -7,7 +7,7 @@ import random
 import loggen
 import pytest
 
-from dicepod import journal, journalfix, protocol
+from dicepod import journal, journalfix, protocol, protocol_pc
 from dicepod_host import verify
 from dicepod_host.cli import main
 from dicepod_host.store import Store
@@ -82,11 +82,11 @@ def test_changed_field_with_fixed_checksum_still_breaks_the_chain():
     # A tamperer who recomputes the checksum: the next event's prev no longer matches.
     _storage, lines = loggen.build([loggen.free_game(7, rolls=12)])
     for i in range(len(lines) - 1):
-        obj = protocol.parse(lines[i])
+        obj = protocol_pc.parse(lines[i])
         for key in ("ms", "game"):
             edited = dict(obj)
             edited[key] += 1
-            line = protocol.encode_event(
+            line = protocol_pc.encode_event(
                 edited["dev"],
                 edited["seq"],
                 edited["game"],
@@ -185,7 +185,7 @@ def test_verify_db_csv_and_json_output(tmp_path, capsys):
     db = tmp_path / "log.db"
     store = Store(db)
     for line in lines:
-        store.add_event(protocol.parse(line))
+        store.add_event(protocol_pc.parse(line))
     store.close()
     assert main(["verify", str(db)]) == 0
     csv_path = tmp_path / "log.csv"

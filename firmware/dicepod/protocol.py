@@ -1,5 +1,7 @@
-"""The USB line protocol between a dicepod and the PC. Pure: used by the device (drivers/usb.py)
-and by the PC (dicepod_host), on MicroPython and CPython alike.
+"""The USB line protocol between a dicepod and the PC, and the device's half of it: writing its
+lines, reading the PC's commands (drivers/usb.py). Pure: MicroPython and CPython alike. The
+PC's half (reading and checking these lines, chain hashes, writing commands) is
+dicepod.protocol_pc, which the device never imports.
 
 Device -> PC: JSON Lines, one object per line, keys always in this order (written by hand:
 MicroPython dicts are unordered, and the checksum covers the bytes):
@@ -45,19 +47,11 @@ else (or a line longer than MAX_COMMAND) gets an error line and is otherwise ign
 """
 
 import binascii
-import json
-
-from micropython import const
-
-from dicepod import journal
 
 VERSION = 2
 # Longest command line the device accepts (bytes, without the line end).
 MAX_COMMAND = 64
-# Longest device line the PC accepts (an event with 32 values is about 300 bytes).
-MAX_LINE = 1024
-_HEX = const("0123456789abcdef")
-_COMMANDS = const(("hello", "identify", "since", "ping", "time", "ack", "repl"))
+COMMANDS = ("hello", "identify", "since", "ping", "time", "ack", "repl")
 
 
 def _crc(prefix):
@@ -83,11 +77,6 @@ def _event_prefix(dev, seq, game, ms, canon, prev, jid=""):
         + canon
         + (',"prev":"%s"' % prev).encode()
     )
-
-
-def encode_event(dev, seq, game, ms, event, prev, jid=""):
-    """Return the protocol line (bytes) for one event (jid "": a version 1 line)."""
-    return _finish(_event_prefix(dev, seq, game, ms, journal.canonical(event), prev, jid))
 
 
 def event_line(dev, journal_line, jid=""):
@@ -158,17 +147,6 @@ def error_line(dev, message):
 # --- PC -> device commands --------------------------------------------------------------------
 
 
-def command(name, arg=None):
-    """Return a PC command line: command("hello"), command("since", 17), command("ping", 3)."""
-    if name not in _COMMANDS:
-        raise ValueError("unknown command")
-    if arg is None:
-        return (name + "\n").encode()
-    if not isinstance(arg, int) or type(arg) is bool or arg < 0:
-        raise ValueError("bad argument")
-    return ("%s %d\n" % (name, arg)).encode()
-
-
 def _uint(text):
     if not text or len(text) > 12 or not text.isdigit():
         raise ValueError("bad number")
@@ -193,7 +171,7 @@ def parse_command(line):
         raise ValueError("unknown command")
     if name == "identify":
         name = "hello"
-    if name not in _COMMANDS:
+    if name not in COMMANDS:
         raise ValueError("unknown command")
     arg = _uint(parts[1]) if len(parts) == 2 else None
     if name in ("hello", "repl") and arg is not None:
@@ -201,116 +179,3 @@ def parse_command(line):
     if name in ("since", "time", "ack") and arg is None:
         raise ValueError("%s needs a number" % name)
     return name, arg
-
-
-# --- PC side: parse device lines ----------------------------------------------------------------
-
-
-def _is_hash(value):
-    if not isinstance(value, str) or len(value) != 8:
-        return False
-    for ch in value:
-        if ch not in _HEX:
-            return False
-    return True
-
-
-def _is_int(value):
-    return isinstance(value, int) and type(value) is not bool
-
-
-def _is_dev(value):
-    if not isinstance(value, str) or not 0 < len(value) <= 32:
-        return False
-    for ch in value:
-        if ch not in journal.NAME_CHARS:
-            return False
-    return True
-
-
-def parse(line):
-    """Parse one device line (bytes or str, line end optional) into a dict; raise ValueError.
-
-    An event dict has "event" as a (kind, data tuple) pair and its checksum checked.
-    """
-    if isinstance(line, str):
-        line = line.encode()
-    if len(line) > MAX_LINE:
-        raise ValueError("line too long")
-    line = line.strip()
-    if not line.startswith(b"{") or not line.endswith(b"}"):
-        raise ValueError("not a protocol line")
-    try:
-        obj = json.loads(line)
-    except (ValueError, UnicodeError):
-        raise ValueError("malformed JSON")
-    if not isinstance(obj, dict):
-        raise ValueError("not a protocol line")
-    version = obj.get("v")
-    if version not in (1, VERSION) or type(version) is bool:
-        raise ValueError("unsupported version")
-    if not _is_dev(obj.get("dev")):
-        raise ValueError("bad device id")
-    if version == 1:
-        if "jid" in obj:
-            raise ValueError("unexpected keys")
-    elif not _is_jid(obj.get("jid")):
-        raise ValueError("bad journal id")
-    kind = obj.get("type")
-    if kind == "event":
-        return check_event_dict(obj)
-    if kind in ("hello", "pong", "end", "repl"):
-        if not _is_int(obj.get("seq")) or obj["seq"] < 0:
-            raise ValueError("bad seq")
-    elif kind == "break":
-        for key in ("from", "to"):
-            if not _is_int(obj.get(key)) or obj[key] < 1:
-                raise ValueError("bad %s" % key)
-        if obj["to"] < obj["from"] - 1 or not _is_hash(obj.get("prev")):
-            raise ValueError("bad break")
-    elif kind not in ("time", "error"):
-        raise ValueError("unknown line type")
-    obj["jid"] = obj.get("jid", "")
-    return obj
-
-
-def _is_jid(value):
-    if not isinstance(value, str) or len(value) != 16:
-        return False
-    return _is_hash(value[:8]) and _is_hash(value[8:])
-
-
-def check_event_dict(obj):
-    """Check a decoded event line (a dict, "event" as [kind, data]); return it with "event" as
-    a (kind, data tuple) pair. Raise ValueError for a bad field or a wrong checksum."""
-    for key in ("seq", "game", "ms"):
-        value = obj.get(key)
-        if not _is_int(value) or value < 0:
-            raise ValueError("bad %s" % key)
-    if obj["seq"] < 1:
-        raise ValueError("bad seq")
-    raw = obj.get("event")
-    if not isinstance(raw, list) or len(raw) != 2 or not isinstance(raw[1], list):
-        raise ValueError("malformed event")
-    event = (raw[0], tuple(raw[1]))
-    journal.check_event(event)
-    if not _is_hash(obj.get("prev")) or not _is_hash(obj.get("crc")):
-        raise ValueError("bad hash field")
-    jid = obj.get("jid", "")
-    if len(obj) != (10 if jid else 9) or (jid and not _is_jid(jid)):
-        raise ValueError("unexpected keys")
-    canon = journal.canonical(event)
-    prefix = _event_prefix(obj["dev"], obj["seq"], obj["game"], obj["ms"], canon, obj["prev"], jid)
-    if "%08x" % _crc(prefix) != obj["crc"]:
-        raise ValueError("checksum mismatch")
-    obj["event"] = event
-    obj["jid"] = jid
-    obj["canon"] = canon  # the event's canonical bytes, kept for chain_hash
-    return obj
-
-
-def chain_hash(obj):
-    """Return the chain hash of a parsed event (what the next event's prev must be)."""
-    canon = obj.get("canon") or journal.canonical(obj["event"])
-    body = journal.body_bytes(obj["seq"], obj["game"], obj["ms"], obj["prev"], canon)
-    return journal.chain_hash(body)

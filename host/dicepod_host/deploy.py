@@ -37,6 +37,8 @@ from dicepod_host.errors import UserError
 PICO_VID = 0x2E8A  # Raspberry Pi's USB vendor id (Pico, Pico 2, Pico W)
 PACKAGE = "dicepod"  # the firmware's package folder on the board
 KEEP_SOURCE = ("main.py", "boot.py")  # run by name on the board: never compiled
+# The PC's half of the protocol: in the firmware tree to be portable, never imported on a board.
+PC_ONLY = ("dicepod/protocol_pc.py",)
 CALL_TIMEOUT = 30.0  # seconds for one short mpremote call
 BATCH = 8  # files per chained mpremote cp call
 _MARK = "DICEPOD:"  # prefix of the lines our board-side snippets print
@@ -91,13 +93,15 @@ def resolve_port(port: str | None) -> str:
 
 
 def plan_files(root: Path) -> list[str]:
-    """Return the sorted firmware source files (posix paths relative to root)."""
+    """Return the sorted firmware source files for a board (posix paths relative to root;
+    PC_ONLY left out)."""
     files = []
     for path in sorted(root.rglob("*")):
         if not path.is_file() or "__pycache__" in path.parts:
             continue
-        if path.suffix not in (".pyc", ".mpy"):
-            files.append(path.relative_to(root).as_posix())
+        rel = path.relative_to(root).as_posix()
+        if path.suffix not in (".pyc", ".mpy") and rel not in PC_ONLY:
+            files.append(rel)
     return files
 
 

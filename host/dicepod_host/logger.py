@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from dicepod import protocol
+from dicepod import protocol_pc
 from dicepod_host import records
 from dicepod_host.errors import UserError
 from dicepod_host.store import Store
@@ -94,8 +94,8 @@ class Ingest:
         self.skipping = False
         self.device = None
         self.key = None
-        self.outbox.append(protocol.command("hello"))
-        self.outbox.append(protocol.command("time", int(time.time())))
+        self.outbox.append(protocol_pc.command("hello"))
+        self.outbox.append(protocol_pc.command("time", int(time.time())))
         self.last_ping = self.clock()
         for state in self.devices.values():
             state.fill_at = None
@@ -128,7 +128,7 @@ class Ingest:
             start = end + 1
         if start:
             del buf[:start]
-        if len(buf) > protocol.MAX_LINE:
+        if len(buf) > protocol_pc.MAX_LINE:
             if not self.skipping:
                 self.counts["oversize"] += 1
             self.skipping = True
@@ -140,7 +140,7 @@ class Ingest:
         if not line.strip():
             return
         self.counts["lines"] += 1
-        if len(line) > protocol.MAX_LINE:
+        if len(line) > protocol_pc.MAX_LINE:
             self.counts["oversize"] += 1
             return
         try:
@@ -199,7 +199,7 @@ class Ingest:
         state = self.devices.get(self.key) if self.key is not None else None
         if state is not None and state.have > state.acked:
             state.acked = state.have
-            self.outbox.append(protocol.command("ack", state.have))
+            self.outbox.append(protocol_pc.command("ack", state.have))
 
     def _event(self, obj, key):
         device = obj["dev"]
@@ -251,14 +251,14 @@ class Ingest:
         state.fill_at = now
         state.fill_have = state.have
         state.missing = 0
-        self.outbox.append(protocol.command("since", state.have))
+        self.outbox.append(protocol_pc.command("since", state.have))
 
     def tick(self) -> None:
         """Periodic work: ping, and repeat a back-fill request that got no end line."""
         now = self.clock()
         if self.last_ping is None or now - self.last_ping >= PING_EVERY:
             self.last_ping = now
-            self.outbox.append(protocol.command("ping", 0))
+            self.outbox.append(protocol_pc.command("ping", 0))
         if self.key is not None:
             state = self.devices.get(self.key)
             if state is not None and state.fill_at is not None:

@@ -1,7 +1,7 @@
 """The records the PC side passes around, and the bounds every line from a device is held to.
 
 Shell-side types (CPython only; the device's dicepod.protocol builds and parses the same lines
-without them). A protocol line parses (dicepod.protocol.parse) into a dict; these TypedDicts
+without them). A protocol line parses (dicepod.protocol_pc.parse) into a dict; these TypedDicts
 name its keys for the type gate, at no cost at run time:
 
     EventLine    {"v", "type": "event", "dev", "seq", "game", "ms", "event": (kind, data),
@@ -9,7 +9,7 @@ name its keys for the type gate, at no cost at run time:
     StoredEvent  an EventLine read back from the store (+ "received" when asked for)
     HelloLine, PongLine, EndLine   the device's answers (dev + seq, hello also fw and head)
 
-parse_line() is protocol.parse plus check_bounds(): what the PC stores is what a device can
+parse_line() is protocol_pc.parse plus check_bounds(): what the PC stores is what a device can
 produce. Integers are bounded where they are parsed (seq, game, ms, every int in an event's
 data; SQLite's 64-bit integers never overflow), and an event's kind must be one some mode's
 rules (or the app) know: KINDS, read from the rules modules' own source, so a new event kind
@@ -22,7 +22,7 @@ import ast
 import inspect
 from typing import Any, TypedDict
 
-from dicepod import protocol
+from dicepod import protocol_pc
 from dicepod.rules import modes
 
 # A journal holds far fewer than 2^32 events; game ids count new_game events (<= seq); ms counts
@@ -150,6 +150,6 @@ def check_bounds(obj: dict[str, Any]) -> None:
 
 def parse_line(line: bytes | str) -> dict[str, Any]:
     """Parse and check one device line; raise ValueError for anything a device does not send."""
-    obj = protocol.parse(line)
+    obj = protocol_pc.parse(line)
     check_bounds(obj)
     return obj

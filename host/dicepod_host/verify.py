@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from dicepod import journal, protocol
+from dicepod import journal, protocol_pc
 from dicepod.rules import modes
 from dicepod.session import APP_EVENTS  # the app's own events, not moves: folds skip them
 from dicepod.settings import MissingValue, Settings
@@ -246,7 +246,7 @@ def _load_db(path):
 
 def _check(raw, line_no):
     try:
-        obj = protocol.check_event_dict(raw)
+        obj = protocol_pc.check_event_dict(raw)
         records.check_bounds(obj)
         return obj
     except (ValueError, TypeError, KeyError) as err:
@@ -301,7 +301,7 @@ def _load_jsonl(text):
 
 def _loose(line):
     """Best-effort fields of a line that failed the checks (to name it)."""
-    if len(line) > protocol.MAX_LINE:
+    if len(line) > protocol_pc.MAX_LINE:
         return {}
     try:
         obj = json.loads(line)
@@ -356,7 +356,7 @@ def _load_csv(text):
 
 
 def _json_field(text):
-    if text is None or len(text) > protocol.MAX_LINE:
+    if text is None or len(text) > protocol_pc.MAX_LINE:
         raise ValueError("data field too long")
     return json.loads(text)
 
@@ -460,7 +460,7 @@ def _verify_device(device, items, report, breaks=None):
                 message = "chain broken: the first event's prev is not %s" % journal.GENESIS
         if message:
             problems.append(Problem(message, device, obj["game"], seq, line_no))
-        prev_hash = protocol.chain_hash(obj)
+        prev_hash = protocol_pc.chain_hash(obj)
         expected_seq = seq + 1
         if kind == "new_game":
             if game is not None:

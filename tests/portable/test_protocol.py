@@ -1,7 +1,7 @@
 """USB line protocol: device lines round-trip through the PC parser, commands are a fixed set.
 Portable: runs under CPython (pytest) and real MicroPython; result_* must match on both."""
 
-from dicepod import journal, protocol
+from dicepod import journal, protocol, protocol_pc
 from dicepod.drivers.memstorage import MemoryStorage
 
 DEV = "e6614c311b7a2f35"
@@ -27,18 +27,18 @@ def test_event_line_from_journal_equals_encode():
         seq, game, ms, event, prev_field = entry
         assert prev_field == prev
         wire = protocol.event_line(DEV, line)
-        assert wire == protocol.encode_event(DEV, seq, game, ms, event, prev_field)
+        assert wire == protocol_pc.encode_event(DEV, seq, game, ms, event, prev_field)
         assert wire.endswith(b"}\n") and wire.startswith(b'{"v":1,"type":"event","dev":"')
-        obj = protocol.parse(wire)
+        obj = protocol_pc.parse(wire)
         assert obj["seq"] == i + 1 and obj["event"] == EVENTS[i] and obj["dev"] == DEV
-        assert protocol.chain_hash(obj) == journal.chain_hash(body)
+        assert protocol_pc.chain_hash(obj) == journal.chain_hash(body)
         prev = journal.chain_hash(body)
 
 
 def test_parse_accepts_crlf_and_str():
     wire = protocol.event_line(DEV, _lines()[2])
-    assert protocol.parse(wire[:-1] + b"\r\n")["event"] == EVENTS[2]
-    assert protocol.parse(wire.decode())["seq"] == 3
+    assert protocol_pc.parse(wire[:-1] + b"\r\n")["event"] == EVENTS[2]
+    assert protocol_pc.parse(wire.decode())["seq"] == 3
 
 
 def test_parse_rejects_damage():
@@ -60,7 +60,7 @@ def test_parse_rejects_damage():
     ]
     for line in bad:
         try:
-            protocol.parse(line)
+            protocol_pc.parse(line)
         except ValueError:
             continue
         raise AssertionError("accepted %r" % line)
@@ -74,17 +74,17 @@ def test_other_device_lines_parse():
         (protocol.end_line(DEV, 5), "end"),
         (protocol.error_line(DEV, "unknown command"), "error"),
     ):
-        obj = protocol.parse(line)
+        obj = protocol_pc.parse(line)
         assert obj["type"] == kind and obj["dev"] == DEV
 
 
 def test_commands_round_trip():
-    assert protocol.parse_command(protocol.command("hello")) == ("hello", None)
+    assert protocol.parse_command(protocol_pc.command("hello")) == ("hello", None)
     assert protocol.parse_command(b"identify\r\n") == ("hello", None)
-    assert protocol.parse_command(protocol.command("since", 17)) == ("since", 17)
-    assert protocol.parse_command(protocol.command("ping")) == ("ping", None)
-    assert protocol.parse_command(protocol.command("ping", 9)) == ("ping", 9)
-    assert protocol.parse_command(protocol.command("time", 1764500000)) == ("time", 1764500000)
+    assert protocol.parse_command(protocol_pc.command("since", 17)) == ("since", 17)
+    assert protocol.parse_command(protocol_pc.command("ping")) == ("ping", None)
+    assert protocol.parse_command(protocol_pc.command("ping", 9)) == ("ping", 9)
+    assert protocol.parse_command(protocol_pc.command("time", 1764500000)) == ("time", 1764500000)
 
 
 def test_anything_else_is_rejected():
@@ -110,7 +110,7 @@ def test_anything_else_is_rejected():
         raise AssertionError("accepted %r" % line)
     for bad in (("reboot", None), ("since", -1), ("since", "1")):
         try:
-            protocol.command(bad[0], bad[1])
+            protocol_pc.command(bad[0], bad[1])
         except ValueError:
             continue
         raise AssertionError("built %r" % (bad,))
@@ -129,4 +129,4 @@ def result_parsed_events():
 
 
 def _parsed():
-    return [protocol.parse(protocol.event_line(DEV, line)) for line in _lines()]
+    return [protocol_pc.parse(protocol.event_line(DEV, line)) for line in _lines()]

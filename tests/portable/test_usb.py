@@ -2,7 +2,7 @@
 (pytest) and real MicroPython. (tests/test_usb_stall.py checks the never-blocking part on a real
 pty under MicroPython.)"""
 
-from dicepod import journal, journalfix, protocol
+from dicepod import journal, journalfix, protocol_pc
 from dicepod.drivers.storage import FileStorage
 from dicepod.drivers.usb import UsbLink
 
@@ -44,7 +44,7 @@ class _Output:
     def take_lines(self):
         lines = bytes(self.data).split(b"\n")
         self.data = bytearray(lines[-1])
-        return [protocol.parse(x) for x in lines[:-1]]
+        return [protocol_pc.parse(x) for x in lines[:-1]]
 
 
 _DIRS = [0]
@@ -98,7 +98,7 @@ def test_live_events_reach_the_pc_in_order():
     prev = journal.GENESIS
     for o in lines:
         assert o["prev"] == prev
-        prev = protocol.chain_hash(o)
+        prev = protocol_pc.chain_hash(o)
 
 
 def test_queue_is_bounded_when_nobody_reads():
@@ -158,7 +158,7 @@ def test_backfill_starts_in_the_segment_holding_n_and_sends_breaks():
             yield line
 
     j.storage.lines = counting
-    inp.feed(protocol.command("since", 590))
+    inp.feed(protocol_pc.command("since", 590))
     _run(link, 10)
     events = [o["seq"] for o in out.take_lines() if o["type"] == "event"]
     assert events == list(range(591, 601))
@@ -176,7 +176,7 @@ def test_backfill_starts_in_the_segment_holding_n_and_sends_breaks():
         assert journalfix.check(k, seg)
     assert getattr(k, "lost", 0) == 1
     link.attach(k)
-    inp.feed(protocol.command("since", 590))
+    inp.feed(protocol_pc.command("since", 590))
     _run(link, 10)
     got = out.take_lines()
     assert [o["seq"] for o in got if o["type"] == "event"] == [
@@ -202,7 +202,7 @@ def test_ack_and_repl_commands():
     assert j.acked == 150 and link.repl_asked
     written = []
     link.finish(written.append)
-    assert protocol.parse(written[-1])["type"] == "repl"
+    assert protocol_pc.parse(written[-1])["type"] == "repl"
     # an ack beyond what the journal holds counts only what it holds
     inp.feed(b"ack 99999\n")
     _run(link, 2)
@@ -211,7 +211,7 @@ def test_ack_and_repl_commands():
 
 def test_since_backfills_then_ends():
     _j, link, inp, out = _setup(n_events=300)
-    inp.feed(protocol.command("since", 250))
+    inp.feed(protocol_pc.command("since", 250))
     _run(link, 40)
     lines = out.take_lines()
     events = [o for o in lines if o["type"] == "event"]
@@ -221,7 +221,7 @@ def test_since_backfills_then_ends():
 
 def test_since_zero_replays_everything_through_a_small_queue():
     j, link, inp, out = _setup(n_events=400, queue_lines=6)
-    inp.feed(protocol.command("since", 0))
+    inp.feed(protocol_pc.command("since", 0))
     seen = bytearray(406)  # seen[seq] = 1 (a bytearray: the test runs in a Pico-sized heap)
     for tick in range(400):
         if 3 <= tick < 8:  # live events keep coming during the back-fill

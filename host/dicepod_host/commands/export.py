@@ -26,7 +26,7 @@ import time
 from collections.abc import Mapping
 from typing import IO, Any
 
-from dicepod import journal, protocol
+from dicepod import journal, protocol_pc
 from dicepod_host import results
 from dicepod_host.errors import UserError
 from dicepod_host.store import Store
@@ -64,7 +64,7 @@ def _event_line(obj: Mapping[str, Any]) -> str:
         for key in ("seq", "game", "ms", "v"):
             if isinstance(obj[key], bool) or not isinstance(obj[key], int):
                 raise ValueError(key)
-        line = protocol.encode_event(
+        line = protocol_pc.encode_event(
             obj["dev"], obj["seq"], obj["game"], obj["ms"], obj["event"], obj["prev"],
             obj.get("jid", ""),
         ).decode()  # fmt: skip

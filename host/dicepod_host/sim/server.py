@@ -79,11 +79,13 @@ def check_ready() -> None:
 
 def firmware_files(root: Path = FIRMWARE) -> dict[str, str]:
     """Return {relative posix path: text} for every firmware file the Pico would get."""
+    from dicepod_host.deploy import PC_ONLY
+
     files = {}
     for path in sorted(root.rglob("*")):
         if not path.is_file() or "__pycache__" in path.parts:
             continue
-        if path.suffix in (".pyc", ".mpy"):
+        if path.suffix in (".pyc", ".mpy") or path.relative_to(root).as_posix() in PC_ONLY:
             continue
         try:
             files[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
