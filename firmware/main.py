@@ -7,10 +7,10 @@
 # the raw REPL's 0x01..0x04, garbage) stops the game or reaches the REPL. `dicepod deploy` asks
 # the app to hand over with the protocol's `repl` command; the app stops once the journal is
 # written, and the REPL has the line again. Safe boot: BACK held at power-up starts the REPL
-# without the app.
+# without the app. board.py is needed only to build the board: it is dropped from RAM then.
 import micropython
 
-from dicepod import app, board
+from dicepod import app, board, ram
 
 try:
     options = __import__("board_options").OPTIONS
@@ -22,6 +22,9 @@ if board.back_held():
 else:
     micropython.kbd_intr(-1)
     try:
-        app.run(board.make(**options))
+        parts = board.make(**options)
+        board = None
+        ram.forget("dicepod.board")
+        app.run(parts)
     finally:
         micropython.kbd_intr(3)

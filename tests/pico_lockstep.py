@@ -36,10 +36,12 @@ if measure:
 
 from seeded import Seeded  # noqa: E402
 
-from dicepod import app, board  # noqa: E402
+from dicepod import app, board, ram  # noqa: E402
 
 _PERIOD_MS = 20
 parts = board.make()
+board = None  # dropped from RAM once the board is built, as firmware/main.py does
+ram.forget("dicepod.board")
 parts.randbelow = Seeded(int(open("seed.txt").read())).randbelow
 parts.new_id = None  # the journal's identity made from what is stored, as CPython's test board
 go = machine.Pin(2, machine.Pin.IN)

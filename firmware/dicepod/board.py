@@ -3,6 +3,8 @@
 Shell code. Importing this module builds nothing (no `machine` import at module level), so it
 imports on a PC; make() imports machine and builds every part, and assemble() puts the parts
 together, the one way every board is built (the Pico's, the simulator's, the test boards').
+Nothing made here refers back to this module (the Board's class is dicepod.parts'), so main.py
+drops it once the board is built: its code leaves RAM.
 The pin table below is the same as hardware/WIRING.md and hardware/diagram.json
 (tests/test_board_wiring.py checks all three):
 
@@ -33,29 +35,6 @@ VBUS_SENSE = 24
 VSYS_ADC = 29  # ADC channel 3
 
 
-class Board:
-    """The parts the app uses (docs/ARCHITECTURE.md); a plain object."""
-
-    def __init__(self, **parts):
-        self.display = None
-        self.buttons = None
-        self.randbelow = None
-        self.storage = None
-        self.power = None
-        self.usb = None
-        self.beeper = None
-        self.device_id = ""
-        self.new_id = None  # () -> 16 random hex digits: a new journal's identity
-        self.settings = {}  # the device's settings (dicepod.device), defaults filled in
-        self.saved = None  # the players' saved values as read at boot ({key: int}), or None
-        self.notices = ()  # lines about the settings file to show once the app has started
-        self.ticks_ms = None
-        self.ticks_diff = None
-        self.sleep_ms = None
-        for name in parts:
-            setattr(self, name, parts[name])
-
-
 def device_settings(storage, config=None):
     """Device settings as a dict: defaults, then the saved values in range. storage: the
     storage driver (its settings file is read) or the saved {key: int} values already read;
@@ -75,21 +54,6 @@ def device_settings(storage, config=None):
         except ValueError:
             pass  # out of range: the default (the app reports nothing; the device runs on it)
     return device.values
-
-
-def _wake(pin):
-    """Button IRQ: nothing to do, the interrupt itself ends a light sleep."""
-
-
-def _hex(data):
-    return "".join("%02x" % b for b in data)
-
-
-def _new_id():
-    """16 random hex digits (a new journal's identity) from the hardware's random source."""
-    import os
-
-    return _hex(os.urandom(8))
 
 
 def back_held():
@@ -131,6 +95,7 @@ def assemble(
       object), or None. new_id: () -> 16 random hex digits, a new journal's identity (None:
       the journal makes one from what is stored: tests).
     """
+    from dicepod.parts import Board
     from dicepod.settings import load
 
     # The settings file, read once: the device's values now, the players' for the app
@@ -192,7 +157,7 @@ def make(config=None, flash="", clock=None):
 
     pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in BUTTON_PINS]
     keys = buttons.Buttons(pins)
-    keys.arm_wake(_wake)
+    keys.arm_wake()
     try:
         from dicepod.drivers import usb  # noqa: F401  (a port without it: no link)
 
@@ -209,7 +174,7 @@ def make(config=None, flash="", clock=None):
         oled,
         keys,
         rng.HardwareRandom().randbelow,
-        device_id=_hex(machine.unique_id()),
+        device_id=rng.hexdigits(machine.unique_id()),
         power=lambda oled: power.Power(
             oled,
             adc=machine.ADC(VSYS_ADC),
@@ -221,7 +186,7 @@ def make(config=None, flash="", clock=None):
         beeper=beeper.Beeper(machine.PWM(machine.Pin(PIEZO), freq=2000, duty_u16=0)),
         clock=clock,
         config=config,
-        new_id=_new_id,
+        new_id=rng.new_id,
     )
     if idle:  # the real clock: the main loop pauses while nothing happens
         from dicepod.drivers import idlesleep

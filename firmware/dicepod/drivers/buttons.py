@@ -161,9 +161,14 @@ class Buttons:
             self._lock[i] = 0
             self._held[i] = 0
 
-    def arm_wake(self, handler):
-        """Make a press raise an interrupt (wakes lightsleep); handler(pin) may do nothing."""
+    def arm_wake(self, handler=None):
+        """Make a press raise an interrupt (wakes lightsleep); handler(pin) may do nothing
+        (the default: the interrupt itself ends a light sleep)."""
         if self.pins is None:
             return
         for pin in self.pins:
-            pin.irq(handler=handler, trigger=pin.IRQ_FALLING)
+            pin.irq(handler=handler or _wake, trigger=pin.IRQ_FALLING)
+
+
+def _wake(pin):
+    """Button IRQ: nothing to do, the interrupt itself ends a light sleep."""

@@ -80,3 +80,13 @@ class HardwareRandom:
 def randbelow_from(source=None):
     """Return a bound randbelow(n) over source (default os.urandom)."""
     return HardwareRandom(source).randbelow
+
+
+def hexdigits(data):
+    """Bytes as lower-case hex digits (a device id from machine.unique_id())."""
+    return "".join("%02x" % b for b in data)
+
+
+def new_id():
+    """16 random hex digits (a new journal's identity) from the hardware's random source."""
+    return hexdigits(os.urandom(8))
