@@ -5,7 +5,8 @@ protocol's `repl` hands the line over: `dicepod deploy` onto the running game su
 the app it starts again resumes that game from the flash. A flash full to its last blocks
 keeps playing: the oldest games go, the game in progress and every new event stay. Power cuts
 at chosen flash operations while a full flash starts a segment and deletes old ones: the Pico
-resumes exactly the completed events, as CPython recovers them. A wiped Pico (the same chip,
+resumes exactly the completed events, as CPython recovers them. Bytes flipped on the flash:
+break lines, the damaged bytes kept, a notice, the game resumes. A wiped Pico (the same chip,
 a fresh flash) logged again into the same database: its new journal beside the old one, no
 event lost, `dicepod verify` OK and both journals listed. Skips with one line when the UF2 /
 boot ROM are absent."""
@@ -395,3 +396,108 @@ def test_power_cuts_while_a_full_flash_rotates_and_prunes(tmp_path):
             want = after if what == "line" else before
             assert kept == [x for x in want if int(x.split(b" ")[0]) >= first], what
     assert seen == [what for _ops, what in steps]
+
+
+# -- bytes flipped on the flash --------------------------------------------------------------
+
+
+def _twin(segments, side):
+    """CPython's app (the test board, the lockstep's seeded dice) started on a flash's
+    journal: {seg: bytes} and side files {name: bytes}."""
+    from app_board import LineStorage
+    from pico_sessions import FingerBoard
+
+    from dicepod.app import App
+
+    storage = LineStorage()
+    for seg, data in segments.items():
+        storage.write(seg, data)
+    for name, data in side.items():
+        storage.write(name, data)
+    board = FingerBoard(storage=storage)
+    app = App(board)
+    app.start()
+    return board, app
+
+
+def test_bytes_flipped_in_an_older_and_the_current_segment(tmp_path):
+    """A game in progress that began in the segment before the last; one byte flipped (on the
+    flash image, in LittleFS's data blocks) in a line of each of the two segments, neither
+    their last line. The Pico boots to a notice: recovery marks the current segment's damaged
+    line with a break line, and the game's fold, meeting the older segment's one, has that
+    segment mended the same way; both damaged lines are kept aside in journal/damaged, every
+    other event is kept. Its screen is CPython's, pixel for pixel, on the same flash; OK
+    closes the notice on the game, and the next roll is written after the break lines."""
+    need_pico()
+    from pico_sessions import Player, lockstep_files
+    from pico_support import diff_image
+
+    from dicepod import journal
+    from dicepod.drivers.memstorage import MemoryStorage
+    from dicepod_host import pico as pico_module
+
+    storage = MemoryStorage()
+    log = journal.Journal(storage, lambda: "00000000000000f2")
+    log.recover()
+    n = 0
+    while not (n % 300 > 200 and storage.size(log.seg) > 2000 and log.game_seg < log.seg):
+        log.append(n * 10, ("new_game", ("free",)) if n % 300 == 0 else ("roll", (n % 6 + 1,)))
+        n += 1
+    older, current = storage.segments()[-2:]
+    assert log.game_seg == older
+    files = pico_module.deployed_files()
+    files.update(lockstep_files())
+    files.update({"journal/%d" % seg: storage.segment(seg) for seg in storage.segments()})
+    files["journal/ack"] = storage.side("ack")
+    image = tmp_path / "flips.img"
+    pico_module.build_flash(image, files=files, deploy=False)
+    data = bytearray(image.read_bytes())
+    region = (pico_module.FS_OFFSET, pico_module.FS_OFFSET + 352 * 4096)
+    flipped = []  # the lines as written
+    changed = []  # and with their byte flipped
+    for seg in (older, current):
+        lines = storage.segment(seg).splitlines(True)
+        for line in lines[len(lines) // 2 : -1]:  # after the game's new_game, not the last
+            at = data.find(line, *region)
+            if b'["roll"' in line and at >= 0 and data.find(line, at + 1, region[1]) < 0:
+                digit = at + line.index(b"]]") - 1  # the die's value: the checksum fails
+                data[digit] ^= 1
+                flipped.append(line)
+                changed.append(bytes(data[at : at + len(line)]))
+                break
+    assert len(flipped) == 2
+    image.write_bytes(bytes(data))
+    seqs = [int(x.split(b" ")[0]) for x in flipped]
+    on_flash = read_littlefs(bytes(data))
+    assert _events(_segments(on_flash)) != _events(_segments(files))  # the flips are in files
+    board, app = _twin(_segments(on_flash), {"ack": on_flash["journal/ack"]})
+    notice = app.stack[-1].lines
+    assert notice.count("Journal damaged:") == 2 and notice.count("1 event(s) lost") == 2
+    with pico_module.Pico(flash=str(image), usb="events") as pico:
+        player = Player(pico)
+        player.boot()
+        assert pico.frame() == bytes(board.display.buffer), diff_image(
+            pico.frame(), bytes(board.display.buffer)
+        )
+        files = read_littlefs(image.read_bytes())
+        got = _segments(files)
+        assert got == {s: board.storage.segment(s) for s in board.storage.segments()}
+        # The later events kept, each damaged line replaced by a break line of its seq, the
+        # damaged bytes kept for the PC.
+        original = _events({s: storage.segment(s) for s in storage.segments()})
+        assert _events(got) == [x for x in original if x not in flipped]
+        breaks = [x for seg in sorted(got) for x in got[seg].splitlines() if x[:1] == b"!"]
+        assert [x.split(b" ")[1:3] for x in breaks] == [[b"%d" % s] * 2 for s in seqs]
+        damaged = files["journal/damaged"]
+        assert damaged == board.storage.side("damaged")
+        # (the current segment's first: recovery found it, then the game's fold the other)
+        assert damaged == changed[1] + changed[0]
+        # OK closes the notice: the game; OK again rolls, on both.
+        start = len(board.pins)
+        board.finger(app, [4, 4])
+        for mask in board.pins[start:]:
+            player.tick(mask)
+        assert pico.frame() == board.frames[-1], diff_image(pico.frame(), board.frames[-1])
+        files = read_littlefs(image.read_bytes())
+        assert _segments(files)[current] == board.storage.segment(current)
+        assert _events(_segments(files))[-1].split(b" ")[0] == b"%d" % (log.seq + 1)

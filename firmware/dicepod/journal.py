@@ -47,7 +47,8 @@ after them are replaced by a break line, and the good lines are kept:
 bytes are kept aside (storage file "damaged", the last 4 KB) for the PC, and
 `notices` says what happened. A damaged end with no good line after it is cut, kept aside and
 noticed too. Readers skip a line they cannot decode (a line of an older segment is checked only
-when read).
+when read); when the game's fold at start meets one, that segment is mended the same way
+(journalfix.check, with a notice: Session.start).
 
 Full flash. Before a segment is started, the oldest segments are deleted while less than
 _RESERVE bytes are free: the PC's acknowledged ones (acknowledge()) silently, then unacknowledged
@@ -180,7 +181,8 @@ class Journal:
         self.notices = []  # short lines for the screen: damage found, games deleted, full
         # Set only when it happens (few attributes: what stays in RAM): lost (events lost to
         # damage), dropped (bytes cut off the end), pruned (events deleted for room before
-        # the PC had acknowledged them), full (no room left and nothing that may go).
+        # the PC had acknowledged them), full (no room left and nothing that may go), bad (an
+        # older segment the game's fold found a damaged line in).
         self.seq = 0  # sequence number of the last line
         self.game = 0  # id of the current game (0: none yet)
         self.prev = GENESIS  # chain hash of the last line
@@ -341,10 +343,12 @@ class Journal:
         if not self.game_seg or not limit:
             return
         n = 0
-        for _seg, _offset, line in self.lines(0, self.game_seg, self.game_start):
+        for seg, _offset, line in self.lines(0, self.game_seg, self.game_start):
             try:
                 entry = decode(line)[0]
             except ValueError:
+                if seg != self.seg and line[:1] != b"!":
+                    self.bad = seg  # damage in an older segment (journalfix.check mends it)
                 continue
             if entry[1] != self.game:
                 continue

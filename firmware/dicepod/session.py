@@ -87,6 +87,12 @@ class Session:
         ram.unload()
         if resume:
             self.refold()
+            bad = getattr(journal, "bad", 0)
+            if bad:  # the fold met damage in an older segment: mend it, say so
+                journal.bad = 0
+                from dicepod import journalfix
+
+                self.messages.extend(journalfix.check(journal, bad))
         else:
             self.mode = None
             self.game = None
