@@ -6,11 +6,13 @@ the app it starts again resumes that game from the flash. A flash full to its la
 keeps playing: the oldest games go, the game in progress and every new event stay. Power cuts
 at chosen flash operations while a full flash starts a segment and deletes old ones: the Pico
 resumes exactly the completed events, as CPython recovers them. Bytes flipped on the flash:
-break lines, the damaged bytes kept, a notice, the game resumes. A wiped Pico (the same chip,
-a fresh flash) logged again into the same database: its new journal beside the old one, no
-event lost, `dicepod verify` OK and both journals listed. Skips with one line when the UF2 /
-boot ROM are absent."""
+break lines, the damaged bytes kept, a notice, the game resumes. `dicepod log` acknowledges
+what it stored; a full flash deletes those segments first and the PC has every event. A wiped
+Pico (the same chip, a fresh flash) logged again into the same database: its new journal
+beside the old one, no event lost, `dicepod verify` OK and both journals listed. Skips with
+one line when the UF2 / boot ROM are absent."""
 
+import json
 import random
 import signal
 import sqlite3
@@ -231,12 +233,13 @@ def test_a_full_flash_keeps_playing(tmp_path):
 # -- power cuts while a full flash rotates and prunes ----------------------------------------
 
 
-def _journal_image(tmp_path, name, files, journal_bytes, acked_at, free_blocks):
+def _journal_image(tmp_path, name, files, journal_bytes, acked_at, free_blocks, tests=False):
     """A flash image holding files (the firmware, a main.py), about journal_bytes of journal
     (free-roll games of 300 events; the game in progress started a few events before the end of
     the last segment, which has room for less than any roll line: the next event starts a
     segment), the PC's acknowledgement of everything up to the first acked_at bytes, and a
-    filler taking the flash's free space but free_blocks. Returns (image, journal)."""
+    filler taking the flash's free space but free_blocks. tests: self-tests of the dice (their
+    counts) instead of rolls: longer lines, fewer events a segment. Returns (image, journal)."""
     import littlefs
 
     from dicepod import journal
@@ -254,7 +257,9 @@ def _journal_image(tmp_path, name, files, journal_bytes, acked_at, free_blocks):
             log.append(n * 10, ("new_game", ("free",)))
             started = log.seg
         else:
-            log.append(n * 10, ("roll", (n % 6 + 1,)))
+            count = 10_000 + n
+            event = ("selftest", (6 * count,) + (count,) * 6) if tests else ("roll", (n % 6 + 1,))
+            log.append(n * 10, event)
         n += 1
         if storage.used() > acked_at and not log.acked:
             log.acked = log.seq
@@ -501,3 +506,84 @@ def test_bytes_flipped_in_an_older_and_the_current_segment(tmp_path):
         files = read_littlefs(image.read_bytes())
         assert _segments(files)[current] == board.storage.segment(current)
         assert _events(_segments(files))[-1].split(b" ")[0] == b"%d" % (log.seq + 1)
+
+
+# -- the PC's acknowledgement --------------------------------------------------------------
+
+
+def _logged_events(db):
+    """(seq, game, ms, prev, kind, data) of a `dicepod log` database's events, by seq."""
+    con = sqlite3.connect(str(db))
+    try:
+        rows = con.execute("SELECT seq, game, ms, prev, kind, data FROM events ORDER BY seq")
+        return [row[:5] + (tuple(json.loads(row[5])),) for row in rows.fetchall()]
+    finally:
+        con.close()
+
+
+def _line_fields(line):
+    from dicepod import journal
+
+    seq, game, ms, event, prev = journal.decode(line)[0]
+    return (seq, game, ms, prev, event[0], event[1])
+
+
+def test_a_full_flash_deletes_what_dicepod_log_acknowledged(tmp_path):
+    """The real firmware on a full flash whose next roll starts a segment, nothing of its
+    journal acknowledged yet. `dicepod log` on the Pico's USB back-fills the journal into its
+    database and acknowledges what it stored; the roll then deletes the oldest segments for
+    room, without a notice (the PC has them), and the ack file the new segment starts with
+    holds the acknowledged seq. The database has every event, those deleted from the flash
+    included, as the flash had them (0 lost), and `dicepod verify` passes it."""
+    need_pico()
+    from dicepod_host import pico as pico_module
+    from dicepod_host.cli import main
+
+    image, log = _journal_image(
+        tmp_path, "acked.img", pico_module.deployed_files(),
+        journal_bytes=9_000, acked_at=1 << 30, free_blocks=4, tests=True,
+    )  # fmt: skip
+    assert log.acked == 0
+    written = _events(_segments(read_littlefs(image.read_bytes())))
+    db = tmp_path / "log.db"
+    with Pico(flash=str(image)) as pico:
+        pico.run_until_frame(max_ms=10_000)
+        logger = subprocess.Popen(
+            [sys.executable, "-m", "dicepod_host.cli", "log", "--port", pico.usb_port]
+            + ["--db", str(db), "--quiet"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            end = time.monotonic() + 120
+            while _count(db) < log.seq and time.monotonic() < end:
+                pico.run_ms(200)
+            assert _count(db) == log.seq
+            pico.run_ms(1500)  # the logger's flush, its ack, the device takes it
+            frame = pico.frame()
+            pico.tap("OK")  # a roll: a new segment, the oldest ones deleted for room
+            pico.run_ms(300)
+            end = time.monotonic() + 60
+            while _count(db) < log.seq + 1 and time.monotonic() < end:
+                pico.run_ms(200)
+            after = pico.frame()
+            logger.send_signal(signal.SIGINT)
+            assert logger.wait(30) == 0, logger.stderr.read()
+        finally:
+            if logger.poll() is None:
+                logger.kill()
+                logger.wait()
+    files = read_littlefs(image.read_bytes())
+    segments = _segments(files)
+    acked, _jid, seg = files["journal/ack"].split()
+    assert int(seg) == log.seq + 1 == max(segments)  # the new segment, its ack file
+    assert int(acked) == log.seq  # the PC had stored every event before the roll
+    first = min(segments)
+    assert first > 1  # segments went: every one of them acknowledged
+    kept = _events(segments)
+    assert kept[:-1] == [x for x in written if int(x.split(b" ")[0]) >= first]
+    assert after != frame  # the roll is on the screen, no notice in its way
+    # The database: every event, the deleted ones included, as written on the flash.
+    assert _logged_events(db) == [_line_fields(x) for x in written + kept[-1:]]
+    assert main(["verify", str(db)]) == 0
