@@ -5,10 +5,11 @@ functions with the firmware's ELF symbols (../shared/rp2/RPI_PICO-v1.28.0.elf, r
 Prints the functions by share of samples, and the share of whole subsystems (the bytecode VM,
 the garbage collector, LittleFS, SHA-256, I2C, ...).
 
-    .venv/bin/python tools/profile_pico.py [--modes battle] [--every 200] [--top 40]
+    .venv/bin/python tools/profile_pico.py [--modes battle] [--every 200] [--top 40] [--heap KB]
     .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--every 200] [--top 40]
 
---boot profiles the boot instead (power-on to the first frame) with a journal of that many
+--heap leaves the app that many KB of heap (a ballast takes the rest, as the suite's heap gate
+does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first frame) with a journal of that many
 events, or a full flash, written on the flash first (tools/bench_journal.py's segments).
 """
 
@@ -72,6 +73,7 @@ def main(argv):
     parser.add_argument("--modes", default="battle")
     parser.add_argument("--every", type=int, default=200)
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--heap", type=int, help="KB of heap left to the app (a ballast)")
     parser.add_argument("--boot", help="events in the journal (or 'full'): profile the boot")
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
@@ -81,7 +83,8 @@ def main(argv):
     modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]
     rec = ps.record(modes)
     hist = {}
-    with Pico(files=ps.lockstep_files(), usb="events") as pico:
+    heap = args.heap * 1024 if args.heap else None
+    with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
         player = ps.Player(pico)
         player.boot()
         first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
