@@ -684,3 +684,33 @@ def result_chain_bytes():
 def result_effective_events():
     j = _journal(GAME)
     return [[e[0], list(e[1])] for e in j.game_events()]
+
+
+def test_game_event_reads_what_decode_reads_and_refuses_what_it_must():
+    # The game's fold reads (game, event) with journal.game_event: the same as decode() on
+    # every line a journal writes; a wrong checksum, and a line whose checksum is right but
+    # whose event is not (kind, [ints and names]), raise ValueError.
+    j = _journal()
+    for _seg, _offset, line in j.lines(0, j.storage.segments()[0]):
+        entry = journal.decode(line)[0]
+        assert journal.game_event(line) == (entry[1], entry[3])
+    good = journalfix.encode(7, 2, 40, ("roll", (3, 5)), journal.GENESIS)
+    assert journal.game_event(good) == (2, ("roll", (3, 5)))
+    bad_crc = good[:-2] + (b"0" if good[-2:-1] != b"0" else b"1") + b"\n"
+    for body in (
+        b'7 2 40 00000000 {"roll":[3]}',
+        b'7 2 40 00000000 ["roll",[3],1]',
+        b'7 2 40 00000000 ["roll",[[3]]]',
+        b'7 2 40 00000000 ["roll",[true]]',
+        b"7 2 40 00000000 [3,[3]]",
+        b'7 2 40 00000000 ["roll",3]',
+        b"7 2 40 00000000 nojson",
+        b'7 x 40 00000000 ["roll",[3]]',
+    ):
+        line = body + (" %08x\n" % journal.checksum(body)).encode()
+        for bad in (line, bad_crc, good[:-1]):
+            try:
+                journal.game_event(bad)
+            except ValueError:
+                continue
+            raise AssertionError(bad)
