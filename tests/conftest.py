@@ -31,6 +31,30 @@ def pytest_pyfunc_call(pyfuncitem):
         raise pytest.skip.Exception(str(exc), _use_item_location=True) from None
 
 
+# Tests that run on a pytest-xdist worker of their own (./dev test: -n 2 --dist loadgroup):
+# minutes of one core each (the emulated Pico's heap gate). Every other test runs on the other
+# worker, in the order and the one process it always had, so nothing runs beside anything it
+# did not run beside before: the machine's second core takes the long run off the suite's
+# critical path. (pytest-xdist's own xdist_group mark does not group under pytest 9: the
+# scheduler below groups by these node ids instead.)
+OWN_WORKER = (
+    "tests/test_pico_sessions.py::test_every_mode_in_one_session_at_the_pins_within_the_heap_gate",
+)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OwnWorkerScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return nodeid if nodeid in OWN_WORKER else "suite"
+
+    return OwnWorkerScheduling(config, log)
+
+
 def pytest_terminal_summary(terminalreporter):
     """List the portable tests MicroPython skipped (test_micropython.py records them): pytest
     counts each module's MicroPython run as one test, passed."""
@@ -43,3 +67,4 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("skipped under MicroPython (tests/mp_runner.py)")
         for line in lines:
             terminalreporter.line("SKIP " + line)
+

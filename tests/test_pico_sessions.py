@@ -65,6 +65,7 @@ def _play(pico, rec, mode):
     return player, end
 
 
+# (tests/conftest.py's OWN_WORKER: minutes of one core, beside the rest of the suite)
 @pytest.mark.timeout(1500)
 def test_every_mode_in_one_session_at_the_pins_within_the_heap_gate():
     """The heap gate: the app gets HEAP bytes of the real port's heap (a ballast at main.py

@@ -9,8 +9,9 @@ the garbage collector, LittleFS, SHA-256, I2C, ...).
     .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--every 200] [--top 40]
 
 --heap leaves the app that many KB of heap (a ballast takes the rest, as the suite's heap gate
-does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first frame) with a journal of that many
-events, or a full flash, written on the flash first (tools/bench_journal.py's segments).
+does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first
+frame) with a journal of that many events, or a full flash, written on the flash first
+(tools/bench_journal.py's segments).
 """
 
 import argparse
