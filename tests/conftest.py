@@ -67,4 +67,3 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("skipped under MicroPython (tests/mp_runner.py)")
         for line in lines:
             terminalreporter.line("SKIP " + line)
-
