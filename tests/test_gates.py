@@ -165,3 +165,18 @@ def test_host_public_functions_are_annotated():
 
         visit(tree.body, "")
     assert missing == []
+
+
+def test_own_worker_names_tests_that_exist():
+    """tests/conftest.py's OWN_WORKER names tests by node id: a renamed test would silently
+    fall back to the main worker (and back onto the suite's critical path)."""
+    import ast
+
+    from conftest import OWN_WORKER
+
+    assert OWN_WORKER
+    for nodeid in OWN_WORKER:
+        path, name = nodeid.split("::")
+        tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+        names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert name in names, nodeid
