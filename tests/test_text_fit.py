@@ -121,6 +121,29 @@ def test_the_screens_no_session_reaches_fit():
     assert not found, _report(found)
 
 
+def test_every_history_page_fits():
+    """The past games of every mode, each page scrolled to its end (issue 13, item 4)."""
+    import app_sessions
+    from app_board import BACK, DOWN, menu
+
+    app = _app()
+    app.start()
+    for name in SESSIONS[:-1]:
+        getattr(app_sessions, name + "_session")(app)
+    menu(app, "History")
+    listed = app.stack[-1]
+    assert len(listed.items) == 5
+    for _ in listed.items:
+        press(app, OK)
+        page = app.stack[-1]
+        for _ in page.lines:
+            press(app, DOWN)
+        assert page.top == len(page.lines) - 6
+        press(app, BACK, DOWN)
+    found = app.board.display.found
+    assert not found, _report(found)
+
+
 def test_the_judge_sees_text_past_the_edge_and_drawn_over():
     display = textfit.FitDisplay()
     display.fill(0)

@@ -21,7 +21,7 @@ for sub in ("firmware", "host", "tests/portable"):
     sys.path.insert(0, str(ROOT / sub))
 
 import app_sessions  # noqa: E402
-from app_board import BACK, OK, Board, LineStorage, press  # noqa: E402
+from app_board import BACK, DOWN, OK, Board, LineStorage, menu, press  # noqa: E402
 
 from dicepod.app import App  # noqa: E402
 
@@ -87,6 +87,11 @@ def main(argv):
         app_sessions.extras_session,
     ):
         session(app, lambda name, app=app: shots.take(app, name))
+    # History: the Battle Game's page in words, scrolled to its moves
+    menu(app, "History")
+    press(app, DOWN, DOWN, OK)  # newest first: orks, tyranid, battle
+    press(app, DOWN, DOWN, DOWN, DOWN, DOWN, DOWN)
+    shots.take(app, "history_game")
 
     # ALL OUT!: a straight 1-5 and a Lucky Six set aside use every die.
     app = App(Board(seed=1))

@@ -39,6 +39,7 @@ _PASSING = const(
         "dicepod.ui.settings",
         "dicepod.ui.ask",
         "dicepod.ui.history",
+        "dicepod.ui.historypage",
         "dicepod.ui.message",
         "dicepod.ui.help",
         "dicepod.ui.font6",

@@ -32,9 +32,9 @@ class GameMenu(ListScreen):
                 "New game?", "End this game and start a new one?", NewGame(app.session.mode)
             )
         if label == "History":
-            from dicepod.ui.history import History
+            from dicepod.ui.historypage import current
 
-            return History(app)
+            return current(app)
         if label == "Settings":
             from dicepod.ui.settings import ModeSettings
 
