@@ -49,9 +49,7 @@ class Device:
         self.journal.recover()
         self.to_pc = Pipe()
         self.from_pc = Pipe()
-        self.link = UsbLink(
-            self.storage, DEV, out=self.to_pc, inp=self.from_pc, poll=False, log=self.journal
-        )
+        self.link = UsbLink(DEV, self.journal, out=self.to_pc, inp=self.from_pc, poll=False)
         self.n = 0
 
     def play(self, count, send=True):

@@ -243,7 +243,7 @@ def test_run_over_a_real_pty_with_a_device_that_drops(tmp_path):
     j.recover()
     inp = os.fdopen(master, "rb", buffering=0, closefd=False)
     out = os.fdopen(master, "wb", buffering=0, closefd=False)
-    link = UsbLink(storage, "d1ce0002", out=out, inp=inp, queue_lines=4, tick_bytes=256)
+    link = UsbLink("d1ce0002", j, out=out, inp=inp, queue_lines=4, tick_bytes=256)
     events = loggen.free_game(6, rolls=200) + loggen.battle_game(7, 20)
     stop = []
 

@@ -19,7 +19,7 @@ from dicepod.drivers.usb import UsbLink
 storage = FileStorage(sys.argv[1])
 j = journal.Journal(storage)
 j.recover()
-link = UsbLink(storage, "abcd")
+link = UsbLink("abcd", j)
 link.on_entry(j.append(0, ("new_game", ("free",))))
 for i in range(int(sys.argv[2])):
     link.on_entry(j.append(i, ("roll", (i % 6 + 1,))))

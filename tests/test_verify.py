@@ -6,8 +6,9 @@ import random
 
 import loggen
 import pytest
+from checks import undone
 
-from dicepod import journal, journalfix, protocol, protocol_pc
+from dicepod import journal, protocol, protocol_pc
 from dicepod_host import verify
 from dicepod_host.cli import main
 from dicepod_host.store import Store
@@ -153,7 +154,7 @@ def test_undone_events_are_not_folded_and_undo_matches_the_journal():
         for i in range(rng.randrange(25)):
             events.append(("undo", ()) if rng.random() < 0.35 else ("roll", (i % 6 + 1,)))
         pairs = verify.effective_pairs(list(enumerate(events)))
-        assert [e for _s, e in pairs] == journalfix.effective(events)
+        assert [e for _s, e in pairs] == undone(events)
 
 
 def test_missing_rules_module_is_a_note_not_a_failure(monkeypatch):

@@ -38,8 +38,9 @@ _ABOVE_KB = (1, 2, 4, 8, 16, 32)
 # The per-module costs: the boot modules (what the shell keeps), then each mode's (and the
 # passing screens'), each group imported after the boot ones in a fresh interpreter.
 _BOOT = (
-    "dicepod.journal dicepod.settings dicepod.rules.modes dicepod.ui.screen dicepod.ui.draw "
-    "dicepod.ui.lists dicepod.ram dicepod.session dicepod.app dicepod.drivers.storage"
+    "dicepod.replay dicepod.journal dicepod.settings dicepod.rules.modes dicepod.ui.screen "
+    "dicepod.ui.draw dicepod.ui.lists dicepod.ram dicepod.session dicepod.app "
+    "dicepod.drivers.storage"
 )
 _GROUPS = (
     "dicepod.rules.free dicepod.ui.free",

@@ -89,7 +89,7 @@ def assemble(
     buttons, randbelow, device_id: as on the Board.
     power: a function(display) -> the power policy (dicepod.drivers.power.Power on that
       display), or None for none; the policy is configured from the settings.
-    usb: keyword arguments for dicepod.drivers.usb.UsbLink beside the storage and device id
+    usb: keyword arguments for dicepod.drivers.usb.UsbLink beside the device id
       (out, inp, poll), or None for no link.
     beeper: the beeper driver, or None. clock: ticks_ms/ticks_diff/sleep_ms (a module or an
       object), or None. new_id: () -> 16 random hex digits, a new journal's identity (None:
@@ -115,7 +115,7 @@ def assemble(
     if usb is not None:
         from dicepod.drivers.usb import UsbLink
 
-        link = UsbLink(storage, device_id, **usb)
+        link = UsbLink(device_id, None, **usb)  # its journal: the session's
     board = Board(
         display=display,
         buttons=buttons,

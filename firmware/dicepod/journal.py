@@ -56,8 +56,8 @@ finished games with a notice; the segments of the game in progress are never del
 that fails (no space) deletes and retries once in a fresh segment, then raises OSError.
 
 Undo: `("undo", ())` cancels the last effective event of the current game (not its `new_game`);
-an undo with nothing left to cancel is ignored. Events stay append-only; game_events() and
-effective() apply the undos.
+an undo with nothing left to cancel is ignored. Events stay append-only; game_events() applies
+the undos (the rule is dicepod.replay's, the one the PC's verify uses).
 """
 
 import binascii
@@ -65,6 +65,8 @@ import hashlib
 import json
 
 from micropython import const
+
+from dicepod.replay import keep
 
 GENESIS = "00000000"
 # Longest event kind or name accepted (keeps lines short and the checks cheap).
@@ -392,26 +394,9 @@ class Journal:
             for event in self._game_entries(limit):
                 yield event
             return
-        # Pass 1: mark undos (1) and new_game (2). Pass 2 (backwards over the marks): an event
-        # is cancelled while undos are pending to its right. Pass 3: stream the survivors.
-        marks = bytearray()
-        for event in self._game_entries(limit):
-            kind = event[0]
-            marks.append(1 if kind == "undo" else 2 if kind == "new_game" else 0)
-        pending = 0
-        i = len(marks) - 1
-        while i >= 0:
-            mark = marks[i]
-            if mark == 1:
-                pending += 1
-                marks[i] = 0
-            elif mark == 2:
-                marks[i] = 1
-            elif pending:
-                pending -= 1
-            else:
-                marks[i] = 1
-            i -= 1
+        # Pass 1: the undo rule over the raw events' kinds (dicepod.replay: one byte an
+        # event); pass 2: stream the survivors.
+        marks = keep(event[0] for event in self._game_entries(limit))
         i = 0
         for event in self._game_entries(len(marks)):
             if marks[i]:

@@ -10,7 +10,7 @@ import sys
 
 from micropython import const
 
-from dicepod import journal
+from dicepod import journal, replay
 
 # Fields of a header line and of a break line (the tag and the checksum included).
 _HEAD_FIELDS = const(10)
@@ -528,15 +528,10 @@ def encode(seq, game, ms, event, prev):
 
 
 def effective(events):
-    """Return the effective events of one game's raw event list (undo applied)."""
-    out = []
-    for event in events:
-        if event[0] == "undo":
-            if out and not (len(out) == 1 and out[0][0] == "new_game"):
-                out.pop()
-        else:
-            out.append(event)
-    return out
+    """Return the effective events of one game's raw event list (undo applied: the rule of
+    dicepod.replay)."""
+    marks = replay.keep(event[0] for event in events)
+    return [event for event, mark in zip(events, marks) if mark]
 
 
 def read_entries(log, since=0):

@@ -4,7 +4,8 @@ Shell code (it writes the storage, through dicepod.journal). The app (dicepod.ap
 screens and the loop; the screens reach the session as app.session and use these calls:
 
 - play(event): fold a user-visible event into the game (an illegal one raises ValueError and
-  nothing is written), append it to the journal and hand the line to the USB link.
+  nothing is written; the game stays as it was, in RAM), append it to the journal and hand
+  the line to the USB link.
 - undo(): append ("undo", ()) (one more per crash record after the last move) and fold the game
   again from the journal; False (and a toast saying so) when the game has nothing to undo.
 - new_game(mode): journal ("new_game", (mode,)) and the mode's settings and fold them.
@@ -22,16 +23,12 @@ screen).
 from micropython import const
 
 from dicepod import journal as journal_module
-from dicepod import ram
+from dicepod import ram, replay
 from dicepod.rules import modes
 from dicepod.settings import Settings, encode, load, spec_index
 
 # The settings group of the device itself (dicepod.device.SETTINGS).
 _DEVICE = const("device")
-
-# Events the app writes for itself; a game's fold skips them (the one list: the PC's verify,
-# stats and results import it).
-APP_EVENTS = ("crash",)
 
 
 class Session:
@@ -160,7 +157,8 @@ class Session:
     # -- the current game ----------------------------------------------------------------------
 
     def refold(self):
-        """Fold the current game's effective events into a fresh Game.
+        """Fold the current game's effective events (the journal applies the undo rule) into
+        a fresh Game, one replay.step each (the app's own events stepped over).
 
         A save the rules reject (say, written by another firmware version) keeps the game as
         it was at the last good event, with a message; it never crashes the app.
@@ -182,13 +180,12 @@ class Session:
                     return
                 self.mode = event[1][0]
                 self.game = module.Game(Settings(module.SETTINGS))
-            if kind in APP_EVENTS:
-                self.trailing += 1
-                continue
             if self.game is None:
                 continue
             try:
-                self.game.apply(event)
+                if not replay.step(self.game, event):
+                    self.trailing += 1
+                    continue
             except ValueError as exc:
                 self.messages.append("Saved game stops at: %s" % exc.args[0])
                 return
@@ -263,16 +260,12 @@ class Session:
 
     def play(self, event):
         """Fold a user-visible event into the game and journal it. An illegal event raises
-        ValueError and nothing is written."""
+        ValueError (MissingValue for a value not entered) and nothing is written: the rules
+        leave the game as it was (dicepod.replay), so it is kept, not read again from the
+        flash. (Any other exception is a crash: the app restarts from the journal.)"""
         if self.game is None:
             raise ValueError("no game")
-        try:
-            self.game.apply(event)  # no local reference: refold's new game replaces it in RAM
-        except Exception:
-            # The event is not journalled; a fold that stopped half-way (say, at a value the
-            # player has not entered) must not leave the state ahead of the journal.
-            self.refold()
-            raise
+        self.game.apply(event)
         self.record(event)
         kind = event[0]
         self.last_kind = kind

@@ -3,8 +3,8 @@ result record; the league table, win rates and head-to-head over them.
 
 Shell-side (CPython), pure over its inputs: events in (store.events() dicts), records out.
 A game is one device's events from its new_game to the next new_game, undo applied (verify's
-effective_pairs) and the app's own events stepped over (verify.APP_EVENTS), folded by
-dicepod.rules.modes.module(mode).Game. What a result holds per mode:
+effective_pairs) and folded by dicepod.rules.modes.module(mode).Game one dicepod.replay.step
+each (the app's own events stepped over): the device's replay. What a result holds per mode:
 
     battle   versus: the best-of-three series; scores = each player's total of current scores
              over the games played; winner = the higher total when the series is over (a tie:
@@ -30,9 +30,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dicepod import replay
 from dicepod.rules import battle, modes, orks, tyranid
 from dicepod.settings import MissingValue, Settings
-from dicepod_host.verify import APP_EVENTS, effective_pairs
+from dicepod_host.verify import effective_pairs
 
 VERSUS = ("battle", "tests")
 COOP = ("tyranid", "orks")
@@ -151,10 +152,9 @@ def fold_game(
     count = 0
     for seq, event in pairs:
         count += 1
-        if event[0] in APP_EVENTS:
-            continue
         try:
-            game.apply(event)
+            if not replay.step(game, event):
+                continue
         except (ValueError, MissingValue, TypeError, IndexError, KeyError) as err:
             current.problem = f"seq {seq}: illegal {event[0]} ({err})"
             break

@@ -1,7 +1,9 @@
 """`dicepod stats`'s engine: what logged dice did, against what exact odds say they should.
 
 Shell (reads logs; charts with matplotlib). Over any set of logs (databases, JSONL or CSV
-exports; see dicepod_host.verify.load), using each game's effective events (undo applied):
+exports; see dicepod_host.verify.load), using each game's effective events (undo applied),
+folded as the device folds them (dicepod.replay: the undo rule, the app's own events stepped
+over):
 - faces: every freshly rolled die of every mode (dicepod_host.verify.fresh_faces), counts per
   face, Pearson's chi-square against a fair die (5 degrees of freedom) and its p-value;
 - Battle Game: how often a Battle Roll of six dice held each kind of scoring roll, and how often
@@ -19,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from dicepod import replay
 from dicepod.rules import battle, dice, modes, odds, scoring
 from dicepod.rules import tn as tests_rules
 from dicepod.settings import Settings
@@ -230,7 +233,7 @@ class Stats:
                     k = data[0]
                     kept = tuple(data[1 : 1 + k])
                     p = odds.bust(len(data) - 1 - k, kept, kcs)
-                game.apply(event)
+                replay.step(game, event)  # the app's own events stepped over
             except Exception as err:  # an illegal event ends this game's analysis
                 self.skipped.append(f"device {device} game {game_id} seq {seq}: {err}")
                 return
@@ -249,7 +252,7 @@ class Stats:
         for seq, event in pairs:
             kind, data = event
             try:
-                game.apply(event)
+                replay.step(game, event)  # the app's own events stepped over
             except Exception as err:  # an illegal event ends this game's analysis
                 self.skipped.append(f"device {device} game {game_id} seq {seq}: {err}")
                 return

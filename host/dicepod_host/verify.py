@@ -9,8 +9,9 @@ file (the USB protocol's event lines) or an exported CSV file. Per device, in se
    GENESIS and each next prev is the chain hash of the event before (dicepod.journal);
 3. game ids: +1 at each new_game, unchanged otherwise;
 4. dice: values 1..6 wherever an event kind carries dice (fresh_faces / dice_values);
-5. rules: each game's effective events (undo applied, as dicepod.journal does) folded through
-   dicepod.rules.modes.module(mode).Game, whose apply() raises ValueError for an illegal event.
+5. rules: each game's effective events (the undo rule and the fold step of dicepod.replay, the
+   device's own) folded through dicepod.rules.modes.module(mode).Game, whose apply() raises
+   ValueError for an illegal event.
    A mode whose rules module is missing is reported as a note: steps 1-4 still run.
 """
 
@@ -23,9 +24,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from dicepod import journal, protocol_pc
+from dicepod import journal, protocol_pc, replay
 from dicepod.rules import modes
-from dicepod.session import APP_EVENTS  # the app's own events, not moves: folds skip them
 from dicepod.settings import MissingValue, Settings
 from dicepod_host import records
 from dicepod_host.errors import UserError
@@ -90,15 +90,9 @@ def dice_values(mode: str | None, event: Event) -> tuple[Any, ...]:
 def effective_pairs(
     pairs: list[Pair],
 ) -> list[Pair]:
-    """Undo applied to a game's [(seq, event)] (the rules of dicepod.journal.effective)."""
-    out = []
-    for pair in pairs:
-        if pair[1][0] == "undo":
-            if out and not (len(out) == 1 and out[0][1][0] == "new_game"):
-                out.pop()
-        else:
-            out.append(pair)
-    return out
+    """Undo applied to a game's [(seq, event)] (the device's rule: dicepod.replay.keep)."""
+    marks = replay.keep(pair[1][0] for pair in pairs)
+    return [pair for pair, mark in zip(pairs, marks) if mark]
 
 
 class Problem:
@@ -516,10 +510,8 @@ def _fold_game(device, game, report):
         return
     report.rules_checked += 1
     for seq, event in pairs:
-        if event[0] in APP_EVENTS:
-            continue
         try:
-            state.apply(event)
+            replay.step(state, event)  # the app's own events stepped over
         except ValueError as err:
             message = "illegal %s: %s" % (event[0], _reason(err))
         except MissingValue as err:

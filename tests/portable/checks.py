@@ -33,3 +33,17 @@ def check_events(events):
 
     for event in events:
         journal.check_event(event)
+
+
+def undone(events):
+    """The undo rule the naive way, the oracle for dicepod.replay's one pass over marks (and the
+    journal's streamed replay): each undo pops the last effective event, never the game's
+    new_game; an undo with nothing left is ignored."""
+    out = []
+    for event in events:
+        if event[0] == "undo":
+            if out and not (len(out) == 1 and out[0][0] == "new_game"):
+                out.pop()
+        else:
+            out.append(event)
+    return out

@@ -4,6 +4,7 @@
 import os
 import sys
 
+from checks import undone
 from seeded import Seeded
 
 from dicepod import journal, journalfix
@@ -168,7 +169,7 @@ def test_game_ids_and_sequence():
 def test_game_events_applies_undo():
     j = _journal()
     events = list(j.game_events())
-    assert events == journalfix.effective(GAME)
+    assert events == undone(GAME)
     assert ("set_aside", (1, 5)) not in events and ("set_aside", (1, 1, 5)) in events
     assert events[0] == ("new_game", ("battle",))
 
@@ -201,10 +202,10 @@ def test_streamed_undo_matches_list_undo_random():
             else:
                 events.append(("roll", (i, rng.randbelow(6) + 1)))
         j = _journal(events)
-        assert list(j.game_events()) == journalfix.effective(events)
+        assert list(j.game_events()) == undone(events)
         k = journal.Journal(j.storage)
         k.recover()
-        assert list(k.game_events()) == journalfix.effective(events)
+        assert list(k.game_events()) == undone(events)
 
 
 def test_read_entries_since():
@@ -312,7 +313,7 @@ def _segments_rotate(storage):
     storage.segments = segments
     assert _state(k) == _state(j)
     reads.clear()
-    expected = journalfix.effective([_event(n, 200) for n in range(events - 200, events)])
+    expected = undone([_event(n, 200) for n in range(events - 200, events)])
     n = 0
     for event in k.game_events():
         assert event == expected[n]
@@ -361,7 +362,7 @@ def test_corrupt_line_loses_only_its_event():
     assert kept is not None and len(kept) == len(damaged_line) and kept != damaged_line
     assert chain_ok(k) == (len(GAME) - 1, 1)
     # the game is folded without the lost event (the undo now cancels set_aside(1, 1, 5)...)
-    expected = journalfix.effective(GAME[:3] + GAME[4:])
+    expected = undone(GAME[:3] + GAME[4:])
     assert list(k.game_events()) == expected
     # a second boot finds it mended: no new notice, same state
     m = journal.Journal(j.storage)
@@ -658,13 +659,13 @@ def test_file_storage_long_session_and_legacy_file():
         j = journal.Journal(storage, _ids())
         assert j.recover() == len(GAME) and len(j.id) == 16
         assert storage.segments() == [1, len(GAME) + 1]
-        assert list(j.game_events()) == journalfix.effective(GAME)
+        assert list(j.game_events()) == undone(GAME)
         rng = Seeded(3)
         for i in range(1200):
             j.append(i, ("roll", (rng.randbelow(6) + 1, rng.randbelow(6) + 1)))
         k = journal.Journal(FileStorage(path))
         assert k.recover() == j.seq and _state(k) == _state(j)
-        assert _count(k.game_events()) == len(journalfix.effective(GAME)) + 1200
+        assert _count(k.game_events()) == len(undone(GAME)) + 1200
         # a torn tail on a file is cut by rewriting the (small) last segment
         with open("%s/journal/%d" % (path, k.seg), "ab") as f:
             f.write(b"2502 1 9")

@@ -70,7 +70,7 @@ def _setup(n_events=0, **kw):
     j = journal.Journal(storage, lambda: JID)
     j.recover()
     inp, out = _Input(), _Output(kw.pop("room", 1 << 30))
-    link = UsbLink(storage, DEV, out=out, inp=inp, poll=False, log=j, **kw)
+    link = UsbLink(DEV, j, out=out, inp=inp, poll=False, **kw)
     for i in range(n_events):
         j.append(i, ("new_game", ("free",)) if i == 0 else ("roll", (i % 6 + 1,)))
     return j, link, inp, out
@@ -129,7 +129,7 @@ def test_hello_ping_time_and_errors():
 
 
 def _head(link):
-    j = journal.Journal(link.storage)
+    j = journal.Journal(link.log.storage)  # recovered afresh from the flash
     j.recover()
     return j.prev
 
@@ -175,7 +175,7 @@ def test_backfill_starts_in_the_segment_holding_n_and_sends_breaks():
     if seg != segs[-1]:
         assert journalfix.check(k, seg)
     assert getattr(k, "lost", 0) == 1
-    link.attach(k)
+    link.log = k  # the journal as recovered afresh
     inp.feed(protocol_pc.command("since", 590))
     _run(link, 10)
     got = out.take_lines()

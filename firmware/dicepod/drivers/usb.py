@@ -14,8 +14,9 @@ it is in the journal, and the PC asks for it with `since N` when it sees the gap
 Back-fill: `since N` replays the journal from seq N+1 a few lines per tick (from the segment
 holding N+1, found by its name: no scan from the start), then sends an end line. Damaged lines
 are skipped; a break line (events lost to flash damage) goes to the PC as a break line. The
-journal's last seq, chain head and identity are the journal's own (attach(journal): the app's;
-without one the link recovers its own from the storage at its first tick).
+journal's last seq, chain head, identity and last segment are the journal's own state, as
+recover() left it and append() keeps it (`log`: the session's journal, set when the session
+is made; the link never reads the journal to learn them).
 
 `ack N` tells the journal the PC has stored 1..N (it may delete those when the flash is full).
 `repl` sets `repl_asked`: the app hands over to MicroPython's REPL (see dicepod.app) and calls
@@ -44,8 +45,8 @@ class UsbLink:
 
     def __init__(
         self,
-        storage,
         device_id,
+        log,
         out=None,
         inp=None,
         poll=True,
@@ -53,12 +54,10 @@ class UsbLink:
         chunk=64,
         tick_bytes=2048,
         fw=MICROPYTHON_VERSION,
-        log=None,
     ):
         for ch in device_id:
             if ch not in journal.NAME_CHARS:
                 raise ValueError("bad device id")
-        self.storage = storage
         self.device_id = device_id
         self.fw = fw
         self.out = out if out is not None else getattr(sys.stdout, "buffer", sys.stdout)
@@ -82,7 +81,9 @@ class UsbLink:
         self._in = bytearray(protocol.MAX_COMMAND)
         self._in_len = 0
         self._in_overflow = False
-        self.log = log  # the journal (dicepod.journal.Journal); see attach()
+        # The journal, recovered (the session's: board.assemble passes None, the session sets
+        # it when it is made).
+        self.log = log  # type: journal.Journal
         # Back-fill state.
         self._fill_since = -1  # -1: no back-fill running
         self._fill_seg = 0  # where it goes on: segment (0: find it from since) and offset
@@ -115,25 +116,15 @@ class UsbLink:
 
     # --- contract -------------------------------------------------------------------------------
 
-    def attach(self, log):
-        """Use this journal (the app's) for seq, head, identity and back-fills."""
-        self.log = log
-
-    def _journal(self):
-        if self.log is None:
-            self.log = journal.Journal(self.storage)
-            self.log.recover()
-        return self.log
-
     @property
     def seq(self):
         """The journal's last seq."""
-        return self._journal().seq
+        return self.log.seq
 
     def on_entry(self, line):
         """Queue a journal line (bytes just appended by the journal) for the PC; never blocks."""
         try:
-            wire = protocol.event_line(self.device_id, line, self._journal().id)
+            wire = protocol.event_line(self.device_id, line, self.log.id)
         except ValueError:
             return
         if not self._push(wire, _REPLY_SLOTS):
@@ -153,7 +144,7 @@ class UsbLink:
         block: the game has stopped)."""
         from dicepod import journalfix
 
-        journalfix.save(self._journal())
+        journalfix.save(self.log)
         write = write or self.out.write
         if self._line:
             write(self._line[self._pos :])
@@ -175,17 +166,23 @@ class UsbLink:
 
     def head(self):
         """Return the chain hash of the last journal line (journal.GENESIS when empty)."""
-        return self._journal().prev
+        return self.log.prev
 
     def _fill(self):
         """Queue a few journal lines of the running back-fill; finish with an end line."""
-        log = self._journal()
+        log = self.log
         jid = log.id
         n = 0
-        if not self._fill_seg:  # the segment holding since + 1, by the segments' names
-            for first in log.storage.segments():
-                if first <= self._fill_since + 1 or not self._fill_seg:
-                    self._fill_seg = first
+        if not self._fill_seg:
+            # The segment holding since + 1: the journal's last one (its state) for a recent
+            # since, else an older one found by the segments' names (a listing).
+            want = self._fill_since + 1
+            if log.seg and want >= log.seg:
+                self._fill_seg = log.seg
+            else:
+                for first in log.storage.segments():
+                    if first <= want or not self._fill_seg:
+                        self._fill_seg = first
             if not self._fill_seg:  # an empty journal
                 self._push(protocol.end_line(self.device_id, log.seq, jid), 0)
                 self._fill_since = -1
@@ -267,7 +264,7 @@ class UsbLink:
 
     def _answer(self, name, arg):
         dev = self.device_id
-        log = self._journal()
+        log = self.log
         if name == "hello":
             self._push(protocol.hello_line(dev, self.fw, log.seq, log.prev, self.ms, log.id), 0)
         elif name == "ping":

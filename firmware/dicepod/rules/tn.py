@@ -309,26 +309,29 @@ class Game:
         self._count()
 
     def _rolloff(self, data):
+        # Checked before anything changes (an illegal event leaves the state as it was).
         players = self.players()
-        if self.rolloff_winner >= 0 or not self.rolloff_in:
+        fresh = self.rolloff_winner >= 0 or not self.rolloff_in
+        throwing = 0
+        for p in range(players):
+            if fresh or self.rolloff_in & (1 << p):
+                throwing += 1
+        if len(data) != 2 * throwing:
+            raise ValueError("roll-off needs 2 dice per player")
+        for face in data:
+            if not 1 <= face <= 6:
+                raise ValueError("bad face")
+        if fresh:
             self.rolloff_in = (1 << players) - 1  # a new roll-off: everyone throws
             self.rolloff_throws = 0
             self.rolloff_winner = -1
             for p in range(_MAX_PLAYERS):
                 self.rolloff_totals[p] = 0
-        throwing = 0
-        for p in range(players):
-            if self.rolloff_in & (1 << p):
-                throwing += 1
-        if len(data) != 2 * throwing:
-            raise ValueError("roll-off needs 2 dice per player")
         best = 0
         j = 0
         for p in range(players):
             if self.rolloff_in & (1 << p):
                 a, b = data[j], data[j + 1]
-                if not (1 <= a <= 6 and 1 <= b <= 6):
-                    raise ValueError("bad face")
                 self.rolloff_totals[p] = a + b
                 best = max(best, a + b)
                 j += 2
