@@ -53,8 +53,7 @@ SCRIPT = [
     ("click", "OK"),  # the first roll asks the board's rows per half (docs/RULES.md BG-13)
     ("click", "UP"),
     ("click", "UP"),
-    ("click", "OK"),  # 3 rows
-    ("click", "OK"),  # roll
+    ("click", "OK"),  # 3 rows, and the roll that asked is made at once (questions once)
     ("click", "OK"),  # set aside the first choice
     ("click", "UP"),  # the last option: stop rolling
     ("key", "OK"),  # Battle Actions (Enter)

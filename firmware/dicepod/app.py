@@ -185,27 +185,31 @@ class App:
         try:
             result = top.on_button(self, code)
         except MissingValue as exc:
-            result = self.ask(exc)
+            result = self.ask(exc, (top, code))  # answered, the move goes on (the next question)
         except ValueError as exc:  # an illegal move: nothing was written; say why
             self.show_toast(str(exc.args[0] if exc.args else "not allowed"))
             top.dirty = True
             return
         self.transition(result)
 
-    def ask(self, exc):
-        """Return the screen asking the player for a missing value."""
+    def ask(self, exc, again=None):
+        """Return the screen asking the player for a missing value (again: the (screen,
+        button) of the move that asked, made again once it is answered)."""
         gc.collect()  # the failed move's garbage goes before the question's code is loaded
         from dicepod.ui.ask import AskValue
 
-        return AskValue(self, exc.args[0], exc.args[1])
+        return AskValue(self, exc.args[0], exc.args[1], again)
 
     def transition(self, result):
         """Apply a screen's transition (see dicepod.ui.screen)."""
         if result is None:
             return
+        again = None
         if result == ui.POP:
             if len(self.stack) > 1:
-                self.stack.pop()
+                # a question answered: the move that asked it is made again at once, so the
+                # values a move needs are asked one after another, never between set-ups
+                again = getattr(self.stack.pop(), "answered", None)
         elif result == ui.HOME:
             del self.stack[1:]
             ram.unload(self.session.kept)
@@ -233,6 +237,8 @@ class App:
         self.main_menu()
         self.stack[-1].on_show(self)
         self.dirty = True
+        if again is not None and self.stack[-1] is again[0]:
+            self.button(again[1])
 
     def main_menu(self):
         """Keep the main menu's code in RAM only while it is the top screen: at the bottom of

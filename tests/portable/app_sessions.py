@@ -108,9 +108,7 @@ def battle_session(app, snap=_nothing, games=3):
         elif phase == "actions":
             once("battle_actions")
             press(app, OK)
-            if top(app) == "AskValue":  # rows per half, asked once (BG-13): then the heroes
-                answer(app)
-                press(app, OK)
+            answer(app)  # rows per half, if not asked yet (BG-13): then the heroes at once
             once("battle_heroes")
             player = game.player
             hero = game.across(player) % 5

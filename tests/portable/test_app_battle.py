@@ -44,6 +44,7 @@ def test_a_roll_redraws_only_the_dice_marks_and_the_roll_lines():
     app = App(Board(seed=5))
     app.start()
     menu(app, "battle")
+    app.session.change_setting("battle.rows", 3)  # the players' board, asked once (BG-13)
     rolls = rerolls = 0
     for _ in range(300):
         phase = app.session.game.phase

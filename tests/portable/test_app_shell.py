@@ -10,8 +10,6 @@ from app_board import (
     UP,
     Board,
     LineStorage,
-    act,
-    answer,
     hold,
     last,
     menu,
@@ -185,13 +183,19 @@ def test_missing_values_are_asked_then_journalled():
     assert top(app) == "AskValue"
     assert app.stack[-1].key == "orks.command_magmus"
     assert app.session.game.phase == 0  # nothing started yet
-    press(app, UP, UP, OK)
-    assert app.session.values["orks.command_magmus"] == 3
-    assert journal_kinds(app)[-1] == "set"
-    for _ in range(3):
-        act(app, "Novice")
-        answer(app)
-    act(app, "Novice")
+    # questions once (issue 13): the values the set-up needs are asked one after another,
+    # never back at the set-up screen between them, each journalled as it is saved
+    asked = []
+    after = []
+    while top(app) == "AskValue":
+        asked.append(app.stack[-1].key)
+        press(app, UP, UP, OK)
+        after.append(top(app))
+    names = ("magmus", "stormheart", "lucian", "etrus")
+    assert asked == ["orks.command_" + name for name in names]
+    assert after == ["AskValue", "AskValue", "AskValue", "Pick"]
+    assert all(app.session.values[key] == 3 for key in asked)
+    assert journal_kinds(app)[-4:] == ["set"] * 4
     assert top(app) == "Pick"  # all four answered 3: equal Command values, who first (OR-6)
     press(app, OK, OK, OK)
     assert app.session.game.phase == 1

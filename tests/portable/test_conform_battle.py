@@ -64,7 +64,8 @@ def test_BG_13_on_the_screen_the_device_asks_for_the_rows():
     assert app.session.game.phase == battle.ROLL  # nothing rolled yet
     press(app, UP, UP, OK)  # 3, from the players' board
     assert app.session.values[battle.ROWS] == 3 and app.session.game.rows() == 3
-    press(app, OK)
+    # answered, the roll that asked is made at once (questions once, issue 13)
+    assert top(app) == "BattleScreen"
     assert app.session.game.phase in (battle.CHOOSE, battle.BUST)
 
 

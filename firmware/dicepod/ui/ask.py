@@ -87,6 +87,20 @@ class EditValue(Screen):
 
 
 class AskValue(EditValue):
-    """A game needs a value the rulebook does not give: ask the player, from their card."""
+    """A game needs a value the rulebook does not give: ask the player, from their card. The
+    app sets `again` to (screen, button) of the move that asked; once the value is saved it is
+    `answered`, and the app makes that move again (the next value it needs is asked at once)."""
 
     heading = "From your card:"
+
+    def __init__(self, app, key, label, again=None):
+        super().__init__(app, key, label)
+        self.again = again
+        self.answered = None
+
+    def on_button(self, app, button):
+        """As EditValue; a saved answer lets the move that asked go on."""
+        result = EditValue.on_button(self, app, button)
+        if button == OK and result == POP:
+            self.answered = self.again
+        return result
