@@ -1,7 +1,9 @@
-"""A test Board of the documented shape (docs/ARCHITECTURE.md) for the app and screen tests:
-a framebuf.FrameBuffer display with a counting show(), the firmware's real Buttons driver
-reading four pins a test's fingers press, scripted or seeded randbelow, a list-of-lines
-storage, no USB. Runs on CPython (host/framebuf.py) and MicroPython alike.
+"""A test Board for the app and screen tests, put together by board.assemble like every board
+(docs/ARCHITECTURE.md): a framebuf.FrameBuffer display with a counting show(), the firmware's
+real Buttons driver reading four pins a test's fingers press, scripted or seeded randbelow, a
+list-of-lines storage, a power policy that counts activity, no USB, a virtual clock. The button
+codes are the firmware's (dicepod.ui.screen). Runs on CPython (host/framebuf.py) and
+MicroPython alike.
 
 Tests press buttons as fingers do (press(), hold()): the pin goes low with contact bounce, stays
 down, comes up with bounce, in 20 ms ticks as on the Pico; the driver turns that into the events
@@ -10,13 +12,12 @@ the app sees. No test hands the app an event code a finger cannot make."""
 import framebuf
 from seeded import Seeded
 
+from dicepod.board import assemble
 from dicepod.drivers.buttons import Buttons
 from dicepod.drivers.memstorage import MemoryStorage
+from dicepod.parts import Board as Parts
+from dicepod.ui.screen import BACK, DOWN, OK, UP
 
-UP = 1
-DOWN = 2
-OK = 4
-BACK = 8
 TICK_MS = 20  # the Pico's loop period; every tick of a press is one
 HOLD_MS = 700  # a hold: past the driver's 600 ms long-press time
 # A tap, one pin state per tick: down, a bounce up, down, released, a bounce down, up (the
@@ -90,8 +91,13 @@ def buttons(fingers):
 
 
 class Power:
-    def __init__(self):
+    """A power policy that never dims: it counts the ticks with activity."""
+
+    def __init__(self, display=None):
         self.active = 0
+
+    def configure(self, values):
+        pass
 
     def update(self, dt_ms, active):
         if active:
@@ -101,30 +107,43 @@ class Power:
         return None
 
 
-class Board:
-    """The test board; storage may be shared between boards (a reset = a new Board + App)."""
+class Clock:
+    """The board's virtual clock: the milliseconds slept so far."""
 
-    def __init__(self, storage=None, seed=1, randbelow=None, strict=True):
-        self.display = Display()
-        self.fingers = Fingers()
-        self.buttons = buttons(self.fingers)
-        self.rng = Seeded(seed)
-        self.randbelow = randbelow or self.rng.randbelow
-        self.storage = storage if storage is not None else LineStorage()
-        self.power = Power()
-        self.usb = None
-        self.device_id = "test"
-        self.clock = 0
-        self.strict = strict
+    def __init__(self):
+        self.now = 0
 
     def ticks_ms(self):
-        return self.clock
+        return self.now
 
     def ticks_diff(self, a, b):
         return a - b
 
     def sleep_ms(self, ms):
-        self.clock += ms
+        self.now += ms
+
+
+class Board(Parts):
+    """The test board, the parts put together by board.assemble (the settings file read once
+    there); storage may be shared between boards (a reset = a new Board + App). fingers, rng
+    and strict are the tests' own."""
+
+    def __init__(self, storage=None, seed=1, randbelow=None, strict=True):
+        fingers = Fingers()
+        rng = Seeded(seed)
+        built = assemble(
+            storage if storage is not None else LineStorage(),
+            Display(),
+            buttons(fingers),
+            randbelow or rng.randbelow,
+            device_id="test",
+            power=Power,
+            clock=Clock(),
+        )
+        super().__init__(**built.__dict__)
+        self.fingers = fingers
+        self.rng = rng
+        self.strict = strict
 
 
 def _finger(app, button, states):
