@@ -3,8 +3,8 @@ LittleFS on its flash, real TinyUSB CDC): no byte sent over USB stops the game o
 REPL while the app runs (Ctrl-C is off), the game goes on and the journal keeps growing; the
 protocol's `repl` hands the line over: `dicepod deploy` onto the running game succeeds, and
 the app it starts again resumes that game from the flash. A flash full to its last blocks
-keeps playing: the oldest games go, the game in progress and every new event stay. Power cuts
-at chosen flash operations while a full flash starts a segment and deletes old ones: the Pico
+keeps playing: the oldest games go, the game in progress and every new event stay. A power cut
+after every flash operation while a full flash starts a segment and deletes old ones: the Pico
 resumes exactly the completed events, as CPython recovers them. Bytes flipped on the flash:
 break lines, the damaged bytes kept, a notice, the game resumes. `dicepod log` acknowledges
 what it stored; a full flash deletes those segments first and the PC has every event. A wiped
@@ -294,113 +294,120 @@ def _events(segments):
     return out
 
 
+@pytest.mark.timeout(1200)
 def test_power_cuts_while_a_full_flash_rotates_and_prunes(tmp_path):
     """The real firmware (the lockstep main, CPython's seeded dice) on a flash that is full: its
     next roll starts a segment, and first deletes the oldest (acknowledged) segments for room.
-    The power goes at chosen flash operations of that: after the first of four deletes, while
-    the ack file (the PC's acknowledgement and the hint naming the last segment) is in its
-    temporary file, once it is renamed (it names a segment not there yet), once the new
-    segment's header is there (no line yet), and once the roll's line is written. After each
-    cut the Pico is powered on: its journal is exactly what CPython's Journal recovers from the
-    same flash (the same LittleFS, read on the host), it holds every completed event and nothing
-    else (the roll only once its line was written; only acknowledged segments went), and the
-    screen is the game CPython's app resumes, pixel for pixel. Each cut strikes the roll the
-    Pico resumed by the step before plays next (one chain of cuts: about 30 s of CPU)."""
+    That roll is played once whole, counting its flash erases and programs (T of them); then,
+    each time from the same full flash on a fresh chip, the power goes right after each one of
+    them, 1..T: through the deletes, the ack file (the PC's acknowledgement and the hint naming
+    the last segment) in its temporary file and renamed (naming a segment not there yet), the
+    new segment's header, and the roll's line. After each cut the Pico is powered on: its
+    journal is exactly what CPython's Journal recovers from the same flash (the same LittleFS,
+    read on the host), it holds every completed event and nothing else (the roll only once its
+    line was written; only acknowledged segments went), and the screen is the game CPython's
+    app resumes, pixel for pixel. The flash states pass through every stage, in order."""
+    import shutil
+
     need_pico()
-    from app_board import LineStorage
-    from pico_sessions import FingerBoard, Player, lockstep_files
+    from pico_sessions import Player, lockstep_files
     from pico_support import diff_image
 
-    from dicepod.app import App
     from dicepod_host import pico as pico_module
 
     files = pico_module.deployed_files()
     files.update(lockstep_files())
-    image, log = _journal_image(
-        tmp_path, "cuts.img", files,
+    image0, log = _journal_image(
+        tmp_path, "full.img", files,
         journal_bytes=250_000, acked_at=100_000, free_blocks=4,
     )  # fmt: skip
     acked = log.acked
-    # (cut after this many flash operations of the roll, what the flash holds then)
-    steps = (
-        (1, "pruning"),  # 1 of 4 deletes done
-        (5, "ack in tmp"),  # the 3 others done, the ack file's temporary file written
-        (3, "ack ahead"),  # renamed: it names the new segment, which is not there
-        (8, "header"),  # the new segment, its header only (written in a temporary file first)
-        (1, "line"),  # the roll written into it: it is kept
-    )
-    seen = []
+    files = read_littlefs(image0.read_bytes())
+    segs0 = sorted(_segments(files))
+    before = _events(_segments(files))
+    # CPython's twin of the full flash plays the same press (no flash limit: it deletes
+    # nothing): the events before it and with it.
+    board, app = _twin(_segments(files), {"ack": files["journal/ack"]})
+    screen = bytes(board.display.buffer)
+    start = len(board.pins)
+    board.finger(app, [4])  # OK: a roll
+    presses = board.pins[start:]
+    after = _events({s: board.storage.segment(s) for s in board.storage.segments()})
+    assert len(after) == len(before) + 1
+    stages = ("pruning", "ack in tmp", "ack ahead", "header in tmp", "header", "line")
 
-    def twin(segments, side):
-        """CPython's app started on a flash's journal: the reference."""
-        storage = LineStorage()
-        for seg, data in segments.items():
-            storage.write(seg, data)
-        for name, data in side.items():
-            storage.write(name, data)
-        board = FingerBoard(storage=storage)
-        app = App(board)
-        app.start()
-        return board, app
-
-    with pico_module.Pico(flash=str(image), usb="events") as pico:
+    def play(image, cut):
+        """A fresh chip on a copy of the full flash: boot, the roll (the power cut armed after
+        `cut` flash operations of it, if any). Returns (pico, player, operations done)."""
+        shutil.copyfile(image0, image)
+        pico = pico_module.Pico(flash=str(image), usb="events")
         player = Player(pico)
         player.boot()
-        files = read_littlefs(image.read_bytes())
-        segs0 = sorted(_segments(files))
-        for ops, what in steps:
-            # CPython's twin of the Pico as it is now plays the same press (no flash limit: it
-            # deletes nothing): the events before it and with it.
-            board, app = twin(_segments(files), {"ack": files["journal/ack"]})
-            before = _events(_segments(files))
-            assert pico.frame() == bytes(board.display.buffer)
-            start = len(board.pins)
-            board.finger(app, [4])  # OK: a roll
-            after = _events({s: board.storage.segment(s) for s in board.storage.segments()})
-            assert len(after) == len(before) + 1
-            done = pico.flash_ops
-            pico.power_cut(after_flash_ops=ops)
-            stopped = None
-            for mask in board.pins[start:]:
-                stopped = player.tick(mask)
-                if stopped == "power_cut":
-                    break
-            assert stopped == "power_cut" and pico.flash_ops == done + ops, what
-            cut = read_littlefs(image.read_bytes())
-            segments = _segments(cut)
+        assert pico.frame() == screen
+        done = pico.flash_ops
+        if cut:
+            pico.power_cut(after_flash_ops=cut)
+        for mask in presses:
+            if player.tick(mask) == "power_cut":
+                break
+        return pico, player, pico.flash_ops - done
+
+    # The whole roll, no cut: T operations, and the journal CPython's twin wrote, but for the
+    # deleted (acknowledged) segments.
+    pico, _player, total = play(tmp_path / "whole.img", None)
+    pico.close()
+    whole = _segments(read_littlefs((tmp_path / "whole.img").read_bytes()))
+    kept = _events(whole)
+    first = int(kept[0].split(b" ")[0])
+    assert first - 1 <= acked and first in segs0 and first > segs0[0]
+    assert kept == [x for x in after if int(x.split(b" ")[0]) >= first]
+    assert total > len(stages), total
+    seen = []
+    for cut in range(1, total + 1):
+        image = tmp_path / ("cut%d.img" % cut)
+        pico, player, ops = play(image, cut)
+        try:
+            assert ops == cut, (cut, ops)
+            cut_files = read_littlefs(image.read_bytes())
+            segments = _segments(cut_files)
             last = max(segments)
-            hint = int(cut["journal/ack"].split()[2])
-            tmp = cut.get("journal/tmp", b"").split()
+            hint = int(cut_files["journal/ack"].split()[2])
+            tmp = cut_files.get("journal/tmp", b"").split()
             state = (
-                "line" if len(_events(segments)) > len(before) else
-                "header" if last > max(_segments(files)) else
+                "line" if _events(segments)[-1] != before[-1] else
+                "header" if last > segs0[-1] else
                 "header in tmp" if tmp[:1] == [b"@"] and int(tmp[2]) > last else
                 "ack ahead" if hint > last else
                 "ack in tmp" if tmp[2:] and tmp[0] != b"@" and int(tmp[2]) > last else
-                "pruning" if len(segments) < len(_segments(files)) else "?"
+                "pruning" if len(segments) < len(segs0) else "before"
             )  # fmt: skip
             seen.append(state)
-            assert state == what, (ops, what, state, sorted(segments)[:3], cut["journal/ack"], tmp)
-            if what == "ack in tmp":
-                assert len(segments) == len(segs0) - 4  # all four deleted first
+            print("cut after operation %d of %d: %s" % (cut, total, state), flush=True)
             # What CPython's journal recovers from this flash, and the screen its app shows.
-            reference, _app = twin(segments, {"ack": cut["journal/ack"]})
+            reference, _app = _twin(segments, {"ack": cut_files["journal/ack"]})
             pico.power_on()
             player.boot()
-            files = read_littlefs(image.read_bytes())
-            got = _segments(files)
+            got = _segments(read_littlefs(image.read_bytes()))
             assert got == {s: reference.storage.segment(s) for s in reference.storage.segments()}
-            assert pico.frame() == bytes(reference.display.buffer), diff_image(
-                pico.frame(), bytes(reference.display.buffer)
+            assert pico.frame() == bytes(reference.display.buffer), (cut, state) + (
+                diff_image(pico.frame(), bytes(reference.display.buffer)),
             )
             # Every completed event, nothing else: the roll only when its line was written,
             # and the oldest events gone only where the PC had acknowledged them.
             kept = _events(got)
             first = int(kept[0].split(b" ")[0])
-            assert first - 1 <= acked and first in segs0
-            want = after if what == "line" else before
-            assert kept == [x for x in want if int(x.split(b" ")[0]) >= first], what
-    assert seen == [what for _ops, what in steps]
+            assert first - 1 <= acked and first in segs0, (cut, state)
+            want = after if state == "line" else before
+            assert kept == [x for x in want if int(x.split(b" ")[0]) >= first], (cut, state)
+        finally:
+            pico.close()
+        image.unlink()
+    print("flash operations of the roll:", total, "states after each cut:", seen)
+    # Every stage of the rotation was cut into, in order; the last cut leaves the roll's line.
+    order = ("before",) + stages
+    assert [order.index(s) for s in seen] == sorted(order.index(s) for s in seen), seen
+    assert set(stages) - {"header in tmp"} <= set(seen), seen
+    assert seen[-1] == "line", seen
 
 
 # -- bytes flipped on the flash --------------------------------------------------------------
