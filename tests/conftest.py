@@ -2,6 +2,7 @@
 importable (see pyproject's pythonpath), and `portable` tests are also collected directly."""
 
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -13,6 +14,13 @@ if str(_PORTABLE) not in sys.path:
     sys.path.insert(0, str(_PORTABLE))
 
 from checks import Skip  # noqa: E402  (tests/portable/checks.py, on the path just above)
+
+# Ctrl-C for the children: tests stop `dicepod log` and other CLI runs with SIGINT, as a person
+# does. A run started where SIGINT is ignored (a shell's background job, `cmd &`, ignores it and
+# every child inherits that; Python then installs no KeyboardInterrupt handler) would have every
+# such child ignore it too: handle it here, so children start with the default again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # One scratch folder per pytest run for the portable tests' on-disk journals (inherited by the
 # CPython and MicroPython children the comparison starts).
