@@ -2,9 +2,7 @@
 game's menu. Pure; a passing screen (loaded only while it is open). The text is wrapped to the
 6×8 font's 21 columns; UP/DOWN scroll, OK or BACK closes."""
 
-from dicepod.ui import draw
 from dicepod.ui.message import Message
-from dicepod.ui.screen import Screen, wrap
 
 _BUTTONS = (
     "Buttons: UP and DOWN choose (hold to repeat). OK does the chosen thing when you let go. "
@@ -72,17 +70,4 @@ class Help(Message):
     """A mode's help page in the 6×8 font; UP/DOWN scroll, OK or BACK closes (Message's)."""
 
     def __init__(self, mode, title="Help"):
-        Screen.__init__(self)
-        self.title = title
-        self.lines = wrap(text(mode), draw.SMALL_COLUMNS)
-        self.top = 0
-
-    def draw(self, canvas):
-        """Title, six lines, a mark while there is more below."""
-        draw.title(canvas, self.title)
-        y = 11
-        for line in self.lines[self.top : self.top + 6]:
-            draw.small(canvas, line, 0, y)
-            y += 9
-        if self.top + 6 < len(self.lines):
-            canvas.vline(127, 60, 4, 1)
+        super().__init__(title, (text(mode),), True)

@@ -9,13 +9,11 @@ from micropython import const
 from dicepod.journal import decode
 from dicepod.rules import modes
 from dicepod.settings import Settings
-from dicepod.ui import draw
 from dicepod.ui.history import title
-from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
+from dicepod.ui.message import Message
 
 # Most moves in words kept for a page (the newest; the journal has them all).
 _KEEP = const(60)
-_LINES = const(6)  # text rows on a page
 
 
 def events(journal, game):
@@ -84,13 +82,11 @@ def current(app, game=None, boots=0):
     return Page(app, game[1], heading, head, events(journal, game))
 
 
-class Page(Screen):
+class Page(Message):
     """A game in words, in the 6×8 font: what it was, its result, then its moves (the newest
-    _KEEP); UP/DOWN scroll, OK or BACK closes."""
+    _KEEP); UP/DOWN scroll, OK or BACK closes (Message's)."""
 
     def __init__(self, app, mode, heading, head, stream):
-        super().__init__()
-        self.title = heading
         moves = []
         dropped = 0
         game = None
@@ -117,36 +113,11 @@ class Page(Screen):
                 if len(moves) > _KEEP:
                     moves.pop(0)
                     dropped += 1
-        lines = []
-        for text in head + ([summary(mode, game)] if game is not None else []):
-            lines.extend(wrap(text, draw.SMALL_COLUMNS))
-        lines.append("Moves, first to last:" if dropped == 0 else "The last %d moves:" % _KEEP)
-        for text in moves:
-            lines.extend(wrap(text, draw.SMALL_COLUMNS))
-        self.lines = lines
-        self.top = 0
-
-    def on_button(self, app, button):
-        """Scroll (a page at a time is UP/DOWN held) or close."""
-        if button == OK or button == BACK:
-            return POP
-        if button == UP and self.top > 0:
-            self.top -= 1
-            self.dirty = True
-        elif button == DOWN and self.top + _LINES < len(self.lines):
-            self.top += 1
-            self.dirty = True
-        return None
-
-    def draw(self, canvas):
-        """Title, six lines, a mark while there is more below."""
-        draw.title(canvas, self.title)
-        y = 11
-        for line in self.lines[self.top : self.top + _LINES]:
-            draw.small(canvas, line, 0, y)
-            y += 9
-        if self.top + _LINES < len(self.lines):
-            canvas.vline(127, 60, 4, 1)
+        if game is not None:
+            head.append(summary(mode, game))
+        head.append("Moves, first to last:" if dropped == 0 else "The last %d moves:" % _KEEP)
+        head.extend(moves)
+        super().__init__(heading, head, True)
 
 
 # Moves without data in words (the others: their kind, then their values).

@@ -1,18 +1,21 @@
-"""Messages: a notice (e.g. settings reset to defaults) and the crash screen. Pure."""
+"""Messages: a notice (e.g. settings reset to defaults) and the crash screen; the scrolling page
+that Help and a game's page in words are made of. Pure."""
 
 from dicepod.ui import draw
 from dicepod.ui.screen import BACK, DOWN, OK, POP, UP, Screen, wrap
 
 
 class Message(Screen):
-    """A titled message of one or more lines; UP/DOWN scroll, OK or BACK closes it."""
+    """A titled message of one or more lines; UP/DOWN scroll, OK or BACK closes it. Small: in
+    the 6×8 font (21 columns), with a mark while there is more below."""
 
-    def __init__(self, title, lines):
+    def __init__(self, title, lines, small=False):
         super().__init__()
         self.title = title
+        self.small = small
         self.lines = []
         for line in lines:
-            self.lines.extend(wrap(line))
+            self.lines.extend(wrap(line, draw.SMALL_COLUMNS if small else 16))
         self.top = 0
 
     def on_button(self, app, button):
@@ -30,10 +33,16 @@ class Message(Screen):
     def draw(self, canvas):
         """Title and six lines."""
         draw.title(canvas, self.title)
-        y = 10
+        small = self.small
+        y = 11 if small else 10
         for line in self.lines[self.top : self.top + 6]:
-            canvas.text(line, 0, y, 1)
+            if small:
+                draw.small(canvas, line, 0, y)
+            else:
+                canvas.text(line, 0, y, 1)
             y += 9
+        if small and self.top + 6 < len(self.lines):
+            canvas.vline(127, 60, 4, 1)
 
 
 class CrashScreen(Message):
