@@ -243,13 +243,20 @@ def series(seed, out):
             else:
                 press(OK)
         elif name == "Heroes":
-            target = game.across(game.player) %% 5 if not getattr(top, "moved", 0) else 5
+            # one of the player's heroes (rows 0-4), then End turn (after the opponent's 5)
+            target = game.across(game.player) %% 5 if not getattr(top, "moved", 0) else 10
             if top.cursor != target:
                 press(DOWN)
             else:
                 top.moved = 1
                 press(OK)
         elif name == "Move":
+            press(UP)
+            press(OK)
+        elif name == "Pick":  # the next game: who sets up first (the first listed)
+            press(OK)
+        elif name == "AskValue":  # rows per half, from the players' cards: asked once
+            press(UP)
             press(UP)
             press(OK)
         else:
