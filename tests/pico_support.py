@@ -1,8 +1,14 @@
 """Shared by the tests on the emulated Pico (tests/test_pico_*.py): the skip when MicroPython's
-UF2 or the boot ROM is absent (one line saying how to get them), and the CPython rendering of a
-screen to compare the Pico's decoded pixels with."""
+UF2 or the boot ROM is absent (one line saying how to get them), the CPython rendering of a
+screen to compare the Pico's decoded pixels with, and `dicepod log` on the Pico's USB (started
+as its own process, stopped with Ctrl-C as a person stops it)."""
 
+import contextlib
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -56,3 +62,37 @@ def diff_image(got, want):
         ascii_image(got),
         ascii_image(want),
     )
+
+
+@contextlib.contextmanager
+def start_logger(port, db):
+    """`dicepod log --port PORT --db DB --quiet` in a process of its own, for the with block
+    (the Popen; stop it with stop_logger). One still running when the block ends (a failure
+    before the stop) is killed."""
+    logger = subprocess.Popen(
+        [sys.executable, "-m", "dicepod_host.cli", "log", "--port", str(port)]
+        + ["--db", str(db), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield logger
+    finally:
+        if logger.poll() is None:
+            logger.kill()
+            logger.wait()
+
+
+def stop_logger(logger, timeout=30, pump=None):
+    """Ctrl-C (SIGINT) to `dicepod log`; assert it exits 0 within timeout seconds (its stderr
+    in the message). pump(): called over and over while it finishes, up to timeout (a Pico in
+    lockstep runs only while the test ticks it, and the logger's last writes need a reader),
+    then 5 s more for the exit."""
+    logger.send_signal(signal.SIGINT)
+    if pump is not None:
+        end = time.monotonic() + timeout
+        while logger.poll() is None and time.monotonic() < end:
+            pump()
+        timeout = 5
+    assert logger.wait(timeout) == 0, logger.stderr.read()

@@ -14,15 +14,12 @@ one line when the UF2 / boot ROM are absent."""
 
 import json
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
 from pico_sessions import journal_in
-from pico_support import need_pico
+from pico_support import need_pico, start_logger, stop_logger
 
 from dicepod_host.pico import Pico, read_littlefs
 
@@ -128,14 +125,7 @@ def test_a_wiped_pico_logged_again_into_the_same_database(tmp_path, capsys):
         with Pico(flash=str(image), device_id=dev, seed=seed) as pico:
             pico.image = image
             pico.run_until_frame(max_ms=10_000)
-            logger = subprocess.Popen(
-                [sys.executable, "-m", "dicepod_host.cli", "log", "--port", pico.usb_port]
-                + ["--db", str(db), "--quiet"],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            try:
+            with start_logger(pico.usb_port, db) as logger:
                 for button in ("OK", "OK", "OK", "DOWN", "OK", "OK"):
                     pico.tap(button)
                 lines = _journal_lines(image)
@@ -144,12 +134,7 @@ def test_a_wiped_pico_logged_again_into_the_same_database(tmp_path, capsys):
                 end = time.monotonic() + 120
                 while _count(db) < want and time.monotonic() < end:
                     pico.run_ms(200)
-                logger.send_signal(signal.SIGINT)
-                assert logger.wait(30) == 0, logger.stderr.read()
-            finally:
-                if logger.poll() is None:
-                    logger.kill()
-                    logger.wait()
+                stop_logger(logger)
             data = journal_in(read_littlefs(image.read_bytes()))
             jid = data.split(b" ", 2)[1].decode()  # the first segment's header: "@ ID ..."
             logged.append((jid, lines))
@@ -555,14 +540,7 @@ def test_a_full_flash_deletes_what_dicepod_log_acknowledged(tmp_path):
     db = tmp_path / "log.db"
     with Pico(flash=str(image)) as pico:
         pico.run_until_frame(max_ms=10_000)
-        logger = subprocess.Popen(
-            [sys.executable, "-m", "dicepod_host.cli", "log", "--port", pico.usb_port]
-            + ["--db", str(db), "--quiet"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
+        with start_logger(pico.usb_port, db) as logger:
             end = time.monotonic() + 120
             while _count(db) < log.seq and time.monotonic() < end:
                 pico.run_ms(200)
@@ -575,12 +553,7 @@ def test_a_full_flash_deletes_what_dicepod_log_acknowledged(tmp_path):
             while _count(db) < log.seq + 1 and time.monotonic() < end:
                 pico.run_ms(200)
             after = pico.frame()
-            logger.send_signal(signal.SIGINT)
-            assert logger.wait(30) == 0, logger.stderr.read()
-        finally:
-            if logger.poll() is None:
-                logger.kill()
-                logger.wait()
+            stop_logger(logger)
     files = read_littlefs(image.read_bytes())
     segments = _segments(files)
     acked, _jid, seg = files["journal/ack"].split()

@@ -15,10 +15,7 @@ collection every 4 KB), one Battle Game is played again under `dicepod log`;
 tools/bench_pico.py plays every session whole."""
 
 import json
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 
 import pytest
@@ -32,7 +29,7 @@ from pico_sessions import (
     record,
     scratch,
 )
-from pico_support import diff_image, need_pico
+from pico_support import diff_image, need_pico, start_logger, stop_logger
 
 from dicepod import journal as journal_module
 
@@ -124,14 +121,7 @@ def test_the_battle_session_at_the_pins_logged_by_dicepod_log_exactly_once(tmp_p
     rec = record(("battle",), games=1)
     db = tmp_path / "log.db"
     with Pico(files=lockstep_files()) as pico:
-        logger = subprocess.Popen(
-            [sys.executable, "-m", "dicepod_host.cli", "log", "--port", pico.usb_port]
-            + ["--db", str(db), "--quiet"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
+        with start_logger(pico.usb_port, db) as logger:
             player, _end = _play(pico, rec, "battle")
             journal, _settings = journal_of(pico)
             lines = [x for x in journal.splitlines(keepends=True) if x[:1].isdigit()]
@@ -142,16 +132,8 @@ def test_the_battle_session_at_the_pins_logged_by_dicepod_log_exactly_once(tmp_p
             while _count(db) < len(lines) and time.monotonic() < end:
                 for _ in range(25):
                     player.tick(0)
-            logger.send_signal(signal.SIGINT)
             # The device keeps running while the logger quits (its last writes need a reader).
-            end = time.monotonic() + 60
-            while logger.poll() is None and time.monotonic() < end:
-                player.tick(0)
-            assert logger.wait(5) == 0, logger.stderr.read()
-        finally:
-            if logger.poll() is None:
-                logger.kill()
-                logger.wait()
+            stop_logger(logger, timeout=60, pump=lambda: player.tick(0))
     con = sqlite3.connect(db)
     rows = con.execute("SELECT seq, game, ms, kind, data, prev FROM events ORDER BY seq").fetchall()
     con.close()
