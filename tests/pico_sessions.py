@@ -40,8 +40,9 @@ DONE_PIN = 3  # toggled by the Pico after each tick
 BUTTON_PINS = (10, 11, 12, 13)  # UP, DOWN, OK, BACK: bit order of the buttons driver
 EVERY_MODE = ("free", "tests", "battle", "tyranid", "orks", "extras")
 # The suite's every-mode session (and tools/bench_pico.py --quick): one Battle Game, a few
-# Tyranid actions, one Orks round; free roll, Tests and the settings whole.
-QUICK = {"games": 1, "rounds": 1, "steps": (20, 10)}
+# Tyranid actions, one Orks round; free roll with two auto-rolls of 10; Tests and the settings
+# whole.
+QUICK = {"games": 1, "rounds": 1, "steps": (20, 10), "runs": (10, 10)}
 
 
 class _Contact:
@@ -76,6 +77,12 @@ class FingerBoard(Board):
         self.sizes.append(self.storage.journal_size())
         self.settings.append(self.storage.settings)
         self.screens.append(type(app.stack[-1]).__name__)
+
+    def wait(self, app, ticks):
+        """Ticks with no button held (app_board.wait)."""
+        self.mask = 0
+        for _ in range(ticks):
+            self.tick(app)
 
     def finger(self, app, codes):
         for code in codes:

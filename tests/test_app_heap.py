@@ -23,7 +23,13 @@ On the device board (app_device.py: the Pico's real display driver, USB link, po
 and dicepod.board on stand-ins) the same session needs 133 KB on this port: the drivers' code is
 about 29 KB here and the display driver's buffers and views 9 KB (roughly half of each on a
 Pico's 32-bit build: tests/test_pico_sessions.py runs that build with its heap capped). That run
-is held at its measured bound and at larger caps, so growth and fragmentation are noticed."""
+is held at its measured bound and at larger caps, so growth and fragmentation are noticed.
+Its bound was at an edge there (issue 13, the classroom free roll): main before it ran in 140
+KB and at 144 KB failed with as few as ten more names interned at boot (qstrs: a Tyranid
+Attack! screen then finds no 1,280-byte block with 13 KB free; the live heap at that point
+differs by under 300 bytes), and Free roll's new screens add ~25 names; since then the smallest
+heap is 152 KB (150 fails the same way), so the bound is 156. On the Pico the heap gate passes
+with them (112 KB left to the app, lowest free 24,736 bytes)."""
 
 import pytest
 from app_heap import EVERY_MODE, build_mpy, record, replay
@@ -31,8 +37,9 @@ from app_heap import EVERY_MODE, build_mpy, record, replay
 _GOAL = 96
 # Every mode in one session: measured smallest heap (KB, 95-97) + a few KB.
 _EVERY_BOUND = 104
-# Every mode on the device board: measured smallest heap (KB, 133-136) + a few KB.
-_DEVICE_BOUND = 144
+# Every mode on the device board: measured smallest heap (KB, 152 since the classroom free
+# roll; 133-140 before it) + a few KB.
+_DEVICE_BOUND = 156
 
 
 @pytest.fixture(scope="module")

@@ -311,6 +311,118 @@ def test_page_for_a_class(server, browser):
     assert outside == []
 
 
+def _count_labels(frame):
+    """The band of Free roll's count labels (rows 23-30: above the bars, below the status
+    line) of a MONO_VLSB frame."""
+    return bytes(
+        frame[(y >> 3) * 128 + x] >> (y & 7) & 1 for y in range(23, 31) for x in range(128)
+    )
+
+
+def _labels_of(counts):
+    """That band with each face's count written above its bar in the 6x8 font (each face's
+    bar is 21 pixels wide from x = 1; the count centred over it), and nothing else."""
+    import framebuf
+
+    from dicepod.ui import draw
+
+    buf = bytearray(1024)
+    canvas = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
+    for face in range(1, 7):
+        text = str(counts[face])
+        draw.small(canvas, text, 1 + (face - 1) * 21 + (21 - len(text) * draw.SMALL) // 2, 23)
+    return _count_labels(buf)
+
+
+def _rolls(page):
+    return [o["event"][1] for o in panel_events(page) if o["event"][0] == "roll"]
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_free_roll_for_a_class(server, browser):
+    # Free roll in a lesson: auto-roll 10 from the game menu, the count above each bar (read
+    # off the page's frame and canvas: the numbers the journal's rolls give), auto-roll 100
+    # paused (no roll while paused) and resumed, the sums view, reset. After each step the
+    # page's frame and canvas equal the firmware's rendering under CPython.
+    outside = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = open_page(context, server.url, outside)
+        ref = Reference(SEED)
+
+        def step(how, name, label):
+            press(page, how, name)
+            if how == "hold":
+                ref.hold(name, 900, SETTLE_MS)
+            else:
+                ref.press(name, SETTLE_MS)
+            check_screen(page, ref, label)
+
+        for _ in range(4):
+            step("click", "DOWN", "main menu")
+        step("click", "OK", "Free roll")  # a new game of Free roll
+        step("hold", "OK", "the game menu")
+        step("click", "DOWN", "Auto-roll 10 chosen")
+        step("click", "OK", "auto-roll 10 done")  # 1 roll a tick: done in 200 ms
+        rolls = _rolls(page)
+        assert len(rolls) == 10 and all(len(r) == 6 for r in rolls)  # 6 dice, the default
+        counts = [0] * 7
+        for roll in rolls:
+            for face in roll:
+                counts[face] += 1
+        frame = bytes.fromhex(page.evaluate("window.dicepod.frameHex"))
+        canvas = bytes.fromhex(page.evaluate(CANVAS_FRAME_JS))
+        assert _count_labels(frame) == _labels_of(counts), counts
+        assert _count_labels(canvas) == _labels_of(counts), counts
+
+        # Auto-roll 100, paused at once: no roll while paused; OK goes on to the end.
+        step("hold", "OK", "the game menu again")
+        step("click", "DOWN", "Auto-roll 10")
+        step("click", "DOWN", "Auto-roll 100 chosen")
+        press(page, "click", "OK")
+        press(page, "click", "OK")  # pause
+        ref.press("OK", SETTLE_MS)
+        ref.press("OK", SETTLE_MS)
+        paused = len(_rolls(page))
+        assert 10 < paused < 110, paused
+        page.wait_for_timeout(800)
+        press(page, "click", "UP")  # (a press while paused does not roll either)
+        assert len(_rolls(page)) == paused
+        press(page, "click", "OK")  # go on
+        for _ in range(100):
+            if len(_rolls(page)) >= 110:
+                break
+            page.wait_for_timeout(200)
+        page.wait_for_timeout(SETTLE_MS)
+        ref.press("UP", SETTLE_MS)
+        ref.press("OK", SETTLE_MS)
+        ref.idle(2500)
+        check_screen(page, ref, "auto-roll 100 done")  # the same dice, whatever the pause took
+        assert len(_rolls(page)) == 110
+        counts = [0] * 7
+        for roll in _rolls(page):
+            for face in roll:
+                counts[face] += 1
+        assert _count_labels(bytes.fromhex(page.evaluate(CANVAS_FRAME_JS))) == _labels_of(counts)
+
+        # The sums view, then reset: the counts start again (a journalled event).
+        step("hold", "OK", "menu")
+        for _ in range(4):
+            step("click", "DOWN", "menu")
+        step("click", "OK", "the sums of 6 dice")
+        step("hold", "OK", "menu")
+        for _ in range(5):
+            step("click", "DOWN", "menu")
+        step("click", "OK", "reset")
+        kinds = [o["event"][0] for o in panel_events(page)]
+        assert kinds[-1] == "reset" and kinds.count("roll") == 110
+        assert page.evaluate("window.dicepod.errors") == []
+    finally:
+        context.close()
+    assert outside == []
+
+
 @pytest.mark.browser
 @needs_chromium
 def test_source_mode_runs_the_same_firmware(server, browser):

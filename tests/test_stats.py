@@ -91,3 +91,28 @@ def test_sums_bands_and_tests_against_brute_force(tmp_path, capsys):
         assert row["trials"] == row["dice"]
     assert sorted(p.name for p in (tmp_path / "png").iterdir()) == ["faces.png", "sums.png",
                                                                     "tests.png"]  # fmt: skip
+
+
+def test_a_reset_starts_the_device_counts_not_the_logged_statistics(tmp_path, capsys):
+    from dicepod import journalfix
+    from dicepod.rules import free
+
+    # the device's expected curve of the sums (the dots on the sums view) is the PC's
+    for n in range(1, 7):
+        assert [round(p * 6**n) for p in stats.sum_odds(n)] == free.ways(n)[n:]
+    events = loggen.free_game(6, 60, undo_every=0) + [("reset", ())]
+    events += loggen.free_game(7, 30, undo_every=0)[1:] + [("reset", ()), ("undo", ())]
+    _storage, lines = loggen.build([events])
+    path = tmp_path / "lesson.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert main(["stats", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rolled = [d for kind, d in journalfix.effective(events) if kind == "roll"]
+    counts = [sum(r.count(face) for r in rolled) for face in range(1, 7)]
+    assert len(rolled) == 90 and report["faces"]["counts"] == counts
+    assert report["faces"]["dice"] == sum(len(r) for r in rolled)
+    # the device counts from the last (effective) reset: the second game's 30 rolls
+    game = free.fold(journalfix.effective(events))
+    assert game.rolls == 30 and game.counts[1:] == [
+        sum(r.count(face) for r in rolled[60:]) for face in range(1, 7)
+    ]

@@ -314,3 +314,51 @@ def test_verify_names_the_illegal_events_of_issue_14():
     pushed = bg[:1] + [("set", ("battle.rows", 3))] + bg[1:]
     pushed += [("advance", (1, 0, 2)), ("retreat", (1, 0, 1)), ("end_turn", ())]
     assert verify.verify_records(_records(_journal_lines(pushed))).ok
+
+
+def _classroom_events():
+    """The events of a Free roll lesson played on the real app (CPython, buttons at the pins):
+    rolls, an undo, a self-test, two auto-rolls of 10, a reset (tests/portable/app_sessions)."""
+    from app_board import Board
+    from app_sessions import free_session
+
+    from dicepod import journalfix
+    from dicepod.app import App
+
+    app = App(Board(seed=5))
+    app.start()
+    free_session(app, runs=(10, 10))
+    return [entry[3] for _o, entry, _b in journalfix.read_entries(app.session.journal)]
+
+
+def test_a_free_roll_lesson_with_a_reset_verifies_and_a_bad_reset_is_named():
+    events = _classroom_events()
+    kinds = [e[0] for e in events]
+    assert kinds.count("reset") == 1 and kinds.count("roll") == 7 + 10 + 10
+    # undone, the reset gives the counts back; then reset again
+    events += [("undo", ()), ("roll", (6, 6, 6)), ("reset", ())]
+    lines = loggen.build([events])[1]
+    resets = [protocol_pc.parse(x) for x in lines if b'"reset"' in x]
+    assert [obj["event"] for obj in resets] == [("reset", ())] * 2  # the protocol's check
+    report = verify.verify_records(_records(lines))
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.games == 1 and report.rules_checked == 1
+    # the fold on the PC is the device's: the counts after the undone reset, then none
+    from dicepod import replay
+    from dicepod.rules import free
+
+    pairs = verify.effective_pairs(list(enumerate(events)))
+    game = free.Game()
+    for _seq, event in pairs[:-1]:
+        replay.step(game, event)
+    rolled = [e for _s, e in pairs if e[0] == "roll"]
+    assert game.rolls == len(rolled) == 7 - 1 + 10 + 10 + 1
+    assert game.counts[6] == sum(r[1].count(6) for r in rolled)
+    replay.step(game, pairs[-1][1])
+    assert game.rolls == 0 and game.counts == [0] * 7
+    # a reset carrying data is not one the device writes: named by seq
+    bad = events + [("reset", (1,))]
+    report = verify.verify_records(_records(_journal_lines(bad)))
+    assert not report.ok
+    first = report.problems[0]
+    assert first.seq == len(bad) and first.message == "illegal reset: reset takes no data"

@@ -30,8 +30,8 @@ _KEEP = const(
     )
 )
 
-# Passed through on the way (the menus, settings, history, messages, help, the 6×8 font, the
-# device settings): never kept with a mode.
+# Passed through on the way (the menus, settings, history, messages, help, Free roll's menu and
+# fairness test, the 6×8 font, the device settings): never kept with a mode.
 _PASSING = const(
     (
         "dicepod.ui.menu",
@@ -42,6 +42,7 @@ _PASSING = const(
         "dicepod.ui.historypage",
         "dicepod.ui.message",
         "dicepod.ui.help",
+        "dicepod.ui.freemenu",
         "dicepod.ui.font6",
         "dicepod.device",
     )

@@ -209,6 +209,17 @@ def idle(app, ticks=1, dt=20):
         app.tick(dt)
 
 
+def wait(app, ticks=1):
+    """Let ticks pass with no finger on a button, as a session sees them: on a board with a
+    finger of its own (tests/pico_sessions.FingerBoard) its ticks, recorded for the Pico."""
+    own = getattr(app.board, "wait", None)
+    if own is not None:
+        own(app, ticks)
+    else:
+        idle(app, ticks)
+    _check(app)
+
+
 def screen_bytes(app):
     """The display's bytes (what the screen shows)."""
     return bytes(app.board.display.buffer)

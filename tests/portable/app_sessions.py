@@ -18,6 +18,7 @@ from app_board import (
     menu,
     press,
     top,
+    wait,
 )
 
 
@@ -34,8 +35,32 @@ def confirm_picks(app, home, snap=_nothing):
             raise RuntimeError("stuck at %s" % top(app))
 
 
-def free_session(app, snap=_nothing):
-    """Free roll: rolls, fewer dice, the fairness self-test, undo."""
+def _auto_roll(app, count):
+    """From the Free roll screen: hold OK for the game menu, choose Auto-roll count."""
+    hold(app, OK)
+    press(app, *((DOWN,) * AUTO_ROWS[count]))
+    press(app, OK)
+
+
+def _until_done(app, ticks=2000):
+    """Let an auto-roll run to its end (a tick at a time, as the display shows it)."""
+    while app.stack[-1].left and ticks:
+        wait(app)
+        ticks -= 1
+    assert app.stack[-1].left == 0
+
+
+# The game menu's row of each auto-roll (ui/free.py _menu), and of the view and reset entries.
+AUTO_ROWS = {10: 1, 100: 2, 1000: 3}
+VIEW_ROW = 4
+RESET_ROW = 5
+
+
+def free_session(app, snap=_nothing, runs=(100, 1000)):
+    """Free roll: rolls, fewer dice, the fairness self-test, undo; then for a class: an
+    auto-roll of runs[0] rolls (paused and resumed), the sums view, three dice auto-rolled
+    runs[1] times, the faces again, reset (the suite's every-mode session on the emulated Pico
+    uses short runs: pico_sessions.QUICK)."""
     menu(app, "free")
     snap("free_start")
     press(app, OK)
@@ -49,12 +74,41 @@ def free_session(app, snap=_nothing):
     hold(app, OK)  # the game's menu
     snap("game_menu")
     press(app, OK)  # Fairness test
-    press(app)
+    wait(app)
     snap("selftest_running")
-    for _ in range(12):
-        press(app)
+    wait(app, 12)
     snap("selftest_done")
-    press(app, BACK, BACK)
+    press(app, BACK, BACK)  # the menu, then the rolls
+    _auto_roll(app, runs[0])
+    screen = app.stack[-1]
+    wait(app, max(1, runs[0] // 5))
+    snap("free_auto")
+    press(app, OK)  # pause
+    paused = screen.left
+    assert screen.paused and 0 < paused < runs[0], paused
+    wait(app, 10)
+    assert screen.left == paused  # paused: no rolls
+    snap("free_auto_paused")
+    press(app, OK)  # go on
+    _until_done(app)
+    snap("free_auto_done")
+    hold(app, OK)
+    press(app, *((DOWN,) * VIEW_ROW))
+    press(app, OK)  # Show sums
+    snap("free_sums")
+    press(app, DOWN)  # three dice: their sums are another count
+    _auto_roll(app, runs[1])
+    _until_done(app)
+    snap("free_sums_auto")
+    hold(app, OK)
+    press(app, *((DOWN,) * VIEW_ROW))
+    press(app, OK)  # Show faces
+    snap("free_faces_auto")
+    hold(app, OK)
+    press(app, *((DOWN,) * RESET_ROW))
+    press(app, OK)  # Reset counts
+    snap("free_reset")
+    press(app, BACK)
 
 
 def battle_session(app, snap=_nothing, games=3):

@@ -16,13 +16,14 @@ def test_free_session_rolls_and_self_test():
     kinds = journal_kinds(app)
     assert "crash" not in kinds
     assert kinds[0] == "new_game"
-    assert kinds.count("roll") == 7 and kinds.count("undo") == 1
-    assert kinds.count("selftest") == 1
+    # 7 pressed (one undone), auto-roll 100 and 1000, then the counts reset
+    assert kinds.count("roll") == 7 + 100 + 1000 and kinds.count("undo") == 1
+    assert kinds.count("selftest") == 1 and kinds.count("reset") == 1
     game = app.session.game
-    assert game.rolls == 6  # one undone
+    assert game.rolls == 0 and game.dice == 0 and game.sum_rolls == 0  # reset
     assert game.tests == 1 and game.last_test[0] == 600
-    assert sum(game.counts) == game.dice
-    assert len(shots) == 6
+    assert game.settings.get("free.dice") == 3
+    assert len(shots) == 13
 
 
 def result_screens():

@@ -151,12 +151,12 @@ def test_a_crash_loop_starts_without_the_game():
     press(app, OK)
     from dicepod.ui import draw
 
-    original = draw.dice_row
+    original = draw.die
 
-    def broken(canvas, faces, styles, y=0, cursor=-1):
+    def broken(canvas, x, y, face, style=0, size=20):
         raise RuntimeError("draw fails")
 
-    draw.dice_row = broken  # the Free roll screen draws its dice with it: every redraw fails
+    draw.die = broken  # the Free roll screen draws its dice with it: every redraw fails
     try:
         press(app, DOWN)  # one die fewer: the redraw crashes
         for _ in range(5):
@@ -165,7 +165,7 @@ def test_a_crash_loop_starts_without_the_game():
             assert top(app) == "CrashScreen"
             press(app, BACK)  # the game screen again: crashes again
     finally:
-        draw.dice_row = original
+        draw.die = original
     assert app.safe
     assert len(app.crashes) == 3
     assert app.session.mode is None and top(app) == "CrashScreen"
@@ -266,7 +266,16 @@ def test_game_menu_and_history():
     hold(app, OK)
     assert top(app) == "GameMenu"
     items = app.stack[-1].items
-    assert items[:3] == ["Fairness test", "Help", "Undo"]
+    assert items[:8] == [
+        "Fairness test",
+        "Auto-roll 10",
+        "Auto-roll 100",
+        "Auto-roll 1000",
+        "Show sums",
+        "Reset counts",
+        "Help",
+        "Undo",
+    ]
     while app.stack[-1].items[app.stack[-1].cursor] != "History":
         press(app, DOWN)
     press(app, OK)

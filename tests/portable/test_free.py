@@ -94,3 +94,63 @@ def result_seeded_selftest():
     for _ in range(1200):
         counts[rng.randbelow(6) + 1] += 1
     return [counts, free.chi_square_x100(counts), free.passes(counts)]
+
+
+def test_sums_are_counted_for_the_dice_rolled_last_and_reset_starts_again():
+    game = free.fold(
+        [("new_game", ("free",)), ("roll", (1, 2)), ("roll", (6, 6)), ("roll", (3, 4))]
+    )
+    assert game.sum_dice == 2 and game.sum_rolls == 3
+    assert game.sums[3] == 1 and game.sums[12] == 1 and game.sums[7] == 1 and sum(game.sums) == 3
+    game.apply(("roll", (1, 1, 1)))  # three dice: another experiment
+    assert game.sum_dice == 3 and game.sum_rolls == 1 and game.sums[3] == 1
+    assert game.counts[1] == 4 and game.dice == 9
+    game.apply(("reset", ()))
+    assert game.rolls == 0 and game.dice == 0 and game.counts == [0] * 7 and game.last == ()
+    assert game.sum_rolls == 0 and sum(game.sums) == 0
+
+
+def test_exact_sum_distribution():
+    assert free.ways(1) == [0, 1, 1, 1, 1, 1, 1]
+    assert free.ways(2) == [0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1]
+    for n in range(1, 7):
+        w = free.ways(n)
+        assert sum(w) == 6**n
+        assert w[n] == 1 and w[6 * n] == 1 and w[n - 1] == 0
+        assert w[n : 6 * n + 1] == w[n : 6 * n + 1][::-1]  # symmetric
+    assert max(free.ways(3)) == 27  # sums 10 and 11
+
+
+def test_fairness_in_words():
+    even = [0, 100, 100, 100, 100, 100, 100]
+    assert free.p_percent(even) == 99
+    assert free.verdict(even) == "Fair: a fair die is this uneven 99% of the time."
+    fair_enough = [0, 130, 90, 100, 100, 90, 90]  # chi-square 12.0: 3.5 % of fair dice
+    assert free.p_percent(fair_enough) == 3
+    assert free.verdict(fair_enough).startswith("Fair: a fair die is this uneven 3%")
+    middling = [0, 115, 100, 100, 100, 100, 85]  # 4.5: about 48 %
+    assert free.p_percent(middling) == 47
+    loaded = [0, 70, 100, 100, 100, 100, 130]  # 18.0
+    assert free.p_percent(loaded) == 0
+    assert free.verdict(loaded) == "Not fair? A fair die is this uneven less than 1% of the time."
+
+
+def test_the_percent_table_is_the_chi_square_tail():
+    import sys
+
+    if sys.implementation.name == "micropython":
+        return  # the table is a const there (no attribute); CPython's doubles check it
+    import math
+
+    def tail(x):
+        return math.erfc(math.sqrt(x / 2)) + math.sqrt(2 * x / math.pi) * math.exp(-x / 2) * (
+            1 + x / 3
+        )
+
+    for x100 in range(0, 2500, 7):  # counted as p_percent counts
+        got = 0
+        for critical in free._CRITICAL_X100:
+            if x100 <= critical:
+                got += 1
+        want = min(99, int(tail(x100 / 100) * 100 + 1e-9))
+        assert abs(got - want) <= 1, (x100, got, want)

@@ -1,5 +1,6 @@
-"""Free roll: roll 1-6 dice, a live histogram of every face so far, and the fairness
-self-test for classrooms (N dice, progress, counts, chi-square, pass/fail at 1 %). Pure."""
+"""Free roll for a class: roll 1-6 dice, the counts of every face against the number a fair
+die is expected to give, the sums of the dice against their exact distribution, auto-roll 10,
+100 or 1000 times (pause, stop, reset), and the fairness self-test said in words. Pure."""
 
 from micropython import const
 
@@ -7,11 +8,14 @@ from dicepod.rules import free
 from dicepod.ui import draw
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
-# Dice the self-test rolls per tick (keeps every tick short on the Pico).
-_PER_TICK = const(60)
-# Histogram: the tallest bar's height in pixels, and the bars' base line.
-_BAR_MAX = const(22)
+# The bars' base line; the face numbers are drawn under it.
 _BAR_BASE = const(55)
+_STATUS_Y = const(14)
+_COUNTS_Y = const(23)
+# Auto-roll: rolls per 20 ms tick for a run of n rolls (a run of 10 or 100 can be watched; 1000
+# takes about four seconds).
+_AUTO_SLOW = const(1)
+_AUTO_FAST = const(5)
 
 
 def open(app):  # noqa: A001 (every ui mode module has open(app))
@@ -20,27 +24,73 @@ def open(app):  # noqa: A001 (every ui mode module has open(app))
 
 
 class FreeRoll(Screen):
-    """OK rolls; UP/DOWN: more or fewer dice; long OK: menu (self-test, undo, ...)."""
+    """OK rolls; UP/DOWN: more or fewer dice; held OK: the menu (fairness test, auto-roll, the
+    sums view, reset, undo...). While auto-rolling OK pauses and resumes, BACK stops."""
 
     game_screen = True
 
     def __init__(self, app):
         super().__init__()
         self.app = app
-        self.total = ""
+        self.status = ""
+        self.view = False  # the sums view (else the faces)
+        self.left = 0  # rolls still to make in an auto-roll
+        self.total = 0
+        self.paused = False
 
     def on_event(self, app):
-        """The game changed: rebuild the text."""
-        self.total = "n=%d" % app.session.game.dice
-        self.dirty = True
+        """The game changed: rebuild the status line."""
+        self.update(app)
 
     def on_show(self, app):
-        """Shown (again): rebuild the text."""
-        self.on_event(app)
+        """Shown (again): rebuild the status line."""
+        self.update(app)
+
+    def update(self, app):
+        """The status line (21 characters of the 6×8 font at most)."""
+        game = app.session.game
+        if self.left:
+            done = self.total - self.left
+            if self.paused:
+                text = "Paused %d/%d, OK: go" % (done, self.total)
+                if len(text) > draw.SMALL_COLUMNS:
+                    text = "Paused %d/%d" % (done, self.total)
+            else:
+                text = "Auto-roll %d/%d" % (done, self.total)
+        elif self.view:
+            n = game.settings.get("free.dice")
+            if game.sum_dice == n and game.sum_rolls:
+                text = "%d rolls of %d dice" % (game.sum_rolls, n)
+            else:
+                text = "Sums of %d dice" % n if n > 1 else "One die: its faces"
+        elif game.rolls:
+            text = "%d rolls, %d dice" % (game.rolls, game.dice)
+            if len(text) > draw.SMALL_COLUMNS:
+                text = "%d dice" % game.dice
+        else:
+            text = "OK: roll. Hold: menu"
+        self.status = text
+        self.dirty = True
+
+    def start(self, count):
+        """Roll count times, a few a tick (tick())."""
+        self.left = count
+        self.total = count
+        self.paused = False
 
     def on_button(self, app, button):
-        """Roll, change the dice count, open the menu or leave."""
+        """Roll, change the dice count, open the menu or leave; pause or stop an auto-roll."""
         game = app.session.game
+        if self.left:
+            if button == OK:
+                self.paused = not self.paused
+            elif button == BACK:
+                self.left = 0
+            elif button == LONG_OK:
+                self.paused = True
+                return menu(app, self)
+            self.update(app)
+            return None
         if button == OK:
             app.session.play(free.roll(game, app.randbelow))
         elif button == UP or button == DOWN:
@@ -48,97 +98,101 @@ class FreeRoll(Screen):
             if 1 <= n <= 6:
                 app.session.change_setting("free.dice", n)
         elif button == LONG_OK:
-            from dicepod.ui.gamemenu import GameMenu
-
-            return GameMenu(app, (("Fairness test", _self_test),))
-        elif button == BACK:
-            return POP
-        return None
-
-    def draw(self, canvas):
-        """The last roll, the histogram of every face so far, the total."""
-        game = self.app.session.game
-        last = game.last
-        if last:
-            draw.dice_row(canvas, last, None)
-        else:
-            n = game.settings.get("free.dice")
-            draw.dice_row(canvas, (0,) * n, (draw.BLANK,) * n)
-            canvas.text("OK: roll", 0, 24, 1)
-        counts = game.counts
-        most = max(counts)
-        for face in range(1, 7):
-            x = 1 + (face - 1) * 21
-            if most:
-                height = (counts[face] * _BAR_MAX + most - 1) // most
-                canvas.fill_rect(x + 4, _BAR_BASE - height, 12, height, 1)
-            canvas.hline(x, _BAR_BASE, 20, 1)
-            canvas.text(str(face), x + 6, 57, 1)
-        if game.dice:
-            draw.right(canvas, self.total, 23)
-
-
-def _self_test(app):
-    return SelfTest(app)
-
-
-class SelfTest(Screen):
-    """The fairness self-test: roll N dice (the setting) with progress, then counts,
-    chi-square and PASS/FAIL at 1 %. The finished test is journalled with its counts."""
-
-    def __init__(self, app):
-        super().__init__()
-        self.target = app.session.game.settings.get("free.test_rolls")
-        self.counts = [0] * 7
-        self.done = 0
-        self.finished = False
-        self.lines = ("", "", "", "")
-
-    def on_button(self, app, button):
-        """OK: run again once finished; BACK: leave (a running test is dropped)."""
-        if button == OK and self.finished:
-            self.counts = [0] * 7
-            self.done = 0
-            self.finished = False
-            self.dirty = True
+            return menu(app, self)
         elif button == BACK:
             return POP
         return None
 
     def tick(self, app, dt_ms):
-        """Roll the next batch of dice; journal the result when done."""
-        if self.finished:
+        """Auto-roll: the next few rolls, each a journalled event like a press of OK."""
+        if not self.left or self.paused:
             return None
-        batch = min(_PER_TICK, self.target - self.done)
-        for _ in range(batch):
-            self.counts[app.randbelow(6) + 1] += 1
-        self.done += batch
-        if self.done >= self.target:
-            self.finished = True
-            app.session.play(free.selftest_event(self.counts))
-            chi = free.chi_square_x100(self.counts)
-            c = self.counts
-            self.lines = (
-                "1:%d 2:%d 3:%d" % (c[1], c[2], c[3]),
-                "4:%d 5:%d 6:%d" % (c[4], c[5], c[6]),
-                "chi-sq " + free.format_x100(chi),
-                "PASS" if free.passes(self.counts) else "FAIL",
-            )
-        self.dirty = True
+        batch = _AUTO_FAST if self.total >= 1000 else _AUTO_SLOW
+        while batch and self.left:
+            self.left -= 1
+            batch -= 1
+            app.session.play(free.roll(app.session.game, app.randbelow))
+        self.update(app)
         return None
 
     def draw(self, canvas):
-        """Progress while running; counts, chi-square and the verdict after."""
-        draw.title(canvas, "Fairness test")
-        draw.bar(canvas, 0, 11, 128, 7, self.done, self.target)
-        canvas.text("%d/%d dice" % (self.done, self.target), 0, 20, 1)
-        if not self.finished:
-            return
-        canvas.text(self.lines[0], 0, 29, 1)
-        canvas.text(self.lines[1], 0, 38, 1)
-        # the chi-square of the counts and the limit a fair die stays under at the 1 % level
-        draw.small(canvas, self.lines[2], 0, 47)
-        draw.small(canvas, "limit 15.09", 0, 56)
-        canvas.fill_rect(80, 47, 48, 17, 1)
-        draw.big(canvas, self.lines[3], 80, 48, 1, 0)
-        canvas.text("at 1%", 84, 56, 0)
+        """The last roll (small dice), the status line, then the faces or the sums."""
+        game = self.app.session.game
+        last = game.last
+        if last:
+            for i in range(len(last)):
+                draw.die(canvas, 1 + i * 13, 0, last[i], draw.ROLLED, 12)
+        else:
+            n = game.settings.get("free.dice")
+            for i in range(n):
+                draw.die(canvas, 1 + i * 13, 0, 0, draw.BLANK, 12)
+        draw.small(canvas, self.status, 0, _STATUS_Y)
+        if self.view:
+            self.draw_sums(canvas, game)
+        else:
+            self.draw_faces(canvas, game)
+
+    def draw_faces(self, canvas, game):
+        """A bar per face with its count above it, and the expected count (a dotted line)."""
+        counts = game.counts
+        most = max(counts)
+        staggered = most >= 1000  # four digits: every other count a line lower
+        top = _COUNTS_Y + (17 if staggered else 9)
+        # the scale fits the tallest bar and the expected line; expected = dice / 6
+        scale = max(most * 6, game.dice)
+        for face in range(1, 7):
+            x = 1 + (face - 1) * 21
+            if scale:
+                height = (counts[face] * 6 * (_BAR_BASE - top) + scale - 1) // scale
+                canvas.fill_rect(x + 4, _BAR_BASE - height, 12, height, 1)
+            canvas.hline(x, _BAR_BASE, 20, 1)
+            canvas.text(str(face), x + 6, 57, 1)
+            if game.rolls:
+                text = str(counts[face])
+                y = _COUNTS_Y + (8 if staggered and face % 2 == 0 else 0)
+                draw.small(canvas, text, x + (21 - len(text) * draw.SMALL) // 2, y)
+        if scale and game.rolls:
+            level = _BAR_BASE - (game.dice * (_BAR_BASE - top) + scale - 1) // scale
+            _line(canvas, 0, 128, level)
+
+    def draw_sums(self, canvas, game):
+        """A bar per possible sum of the dice, the exact expected count as dots on each."""
+        n = game.settings.get("free.dice")  # the dice a roll rolls now
+        low, high = n, 6 * n
+        bins = high - low + 1
+        width = 128 // bins
+        left = (128 - width * bins) // 2
+        sums = game.sums if game.sum_dice == n else None
+        rolls = game.sum_rolls if sums is not None else 0
+        ways = free.ways(n)
+        outcomes = 6**n
+        most = max(sums) if sums is not None else 0
+        # scale in counts x outcomes: the bars and the expected curve on one scale
+        scale = max(most * outcomes, rolls * max(ways))
+        room = _BAR_BASE - _COUNTS_Y
+        for s in range(low, high + 1):
+            x = left + (s - low) * width
+            if scale and sums is not None and sums[s]:
+                height = (sums[s] * outcomes * room + scale - 1) // scale
+                canvas.fill_rect(x, _BAR_BASE - height, max(1, width - 1), height, 1)
+            if scale and rolls:
+                level = _BAR_BASE - (rolls * ways[s] * room + scale // 2) // scale
+                _line(canvas, x, max(1, width - 1), level)
+        canvas.hline(0, _BAR_BASE, 128, 1)
+        label = "sum of %d dice" % n if n > 1 else "one die"
+        draw.small(canvas, str(low), left, 57)
+        draw.small(canvas, label, draw.CENTER, 57)
+        draw.small(canvas, str(high), draw.RIGHT, 57)
+
+
+def _line(canvas, x, w, y):
+    """A dotted line w pixels long from x at y, visible on lit bars and on the dark alike."""
+    for i in range(x, x + w, 2):
+        canvas.pixel(i, y, 0 if canvas.pixel(i, y) else 1)
+
+
+def menu(app, screen):
+    """The game menu with Free roll's own entries (dicepod.ui.freemenu: loaded while open)."""
+    from dicepod.ui.freemenu import menu
+
+    return menu(app, screen)

@@ -1,0 +1,107 @@
+"""Free roll's own entries in its game menu (fairness test, auto-roll 10/100/1000, the sums
+or faces view, reset) and the fairness self-test screen. Pure. A passing module (dicepod.ram):
+loaded while the menu or the test is open, so the rolls screen (dicepod.ui.free) stays small."""
+
+from micropython import const
+
+from dicepod.rules import free
+from dicepod.ui import draw
+from dicepod.ui.screen import BACK, OK, POP, Screen, wrap
+
+# Dice the self-test rolls per tick (keeps every tick short on the Pico).
+_PER_TICK = const(60)
+
+
+# Free roll's own rows, in the order of menu()'s entries after the fairness test: an auto-roll
+# of that many rolls, then the view (0) and reset (-1).
+_ROWS = const((10, 100, 1000, 0, -1))
+
+
+def choose(app):
+    """The chosen row of Free roll's own (the menu on top, the Free roll screen under it)."""
+    row = _ROWS[app.stack[-1].cursor - 1]
+    screen = app.stack[-2]
+    if row > 0:
+        screen.start(row)
+    elif row == 0:
+        screen.view = not screen.view
+    else:
+        app.session.play(("reset", ()))
+    return POP
+
+
+def menu(app, screen):
+    """The game menu over the Free roll screen, with its own entries first."""
+    from dicepod.ui.gamemenu import GameMenu
+
+    return GameMenu(
+        app,
+        (
+            ("Fairness test", _self_test),
+            ("Auto-roll 10", choose),
+            ("Auto-roll 100", choose),
+            ("Auto-roll 1000", choose),
+            ("Show faces" if screen.view else "Show sums", choose),
+            ("Reset counts", choose),
+        ),
+    )
+
+
+def _self_test(app):
+    return SelfTest(app)
+
+
+class SelfTest(Screen):
+    """The fairness self-test: roll N dice (the setting) with progress, then the counts and the
+    verdict in words (how often a fair die is this uneven). The finished test is journalled
+    with its counts."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.target = app.session.game.settings.get("free.test_rolls")
+        self.counts = [0] * 7
+        self.done = 0
+        self.finished = False
+        self.lines = ()
+
+    def on_button(self, app, button):
+        """OK: run again once finished; BACK: leave (a running test is dropped)."""
+        if button == OK and self.finished:
+            self.counts = [0] * 7
+            self.done = 0
+            self.finished = False
+            self.dirty = True
+        elif button == BACK:
+            return POP
+        return None
+
+    def tick(self, app, dt_ms):
+        """Roll the next batch of dice; journal the result when done."""
+        if self.finished:
+            return None
+        batch = min(_PER_TICK, self.target - self.done)
+        for _ in range(batch):
+            self.counts[app.randbelow(6) + 1] += 1
+        self.done += batch
+        if self.done >= self.target:
+            self.finished = True
+            app.session.play(free.selftest_event(self.counts))
+            c = self.counts
+            self.lines = [
+                "1:%d 2:%d 3:%d" % (c[1], c[2], c[3]),
+                "4:%d 5:%d 6:%d" % (c[4], c[5], c[6]),
+            ] + wrap(free.verdict(self.counts), draw.SMALL_COLUMNS)[:3]
+        self.dirty = True
+        return None
+
+    def draw(self, canvas):
+        """Progress while running; the counts and the verdict after."""
+        draw.title(canvas, "Fairness test")
+        draw.bar(canvas, 0, 10, 128, 5, self.done, self.target)
+        draw.small(canvas, "%d of %d dice" % (self.done, self.target), 0, 16)
+        if not self.finished:
+            return
+        y = 24
+        for line in self.lines:
+            draw.small(canvas, line, 0, y)
+            y += 8
