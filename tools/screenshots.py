@@ -79,7 +79,7 @@ def main(argv):
     app.start()
     shots.take(app, "menu_boot")
     for session in (
-        app_sessions.free_session,
+        lambda app, snap: app_sessions.free_session(app, snap, runs=(100, 1000)),
         app_sessions.tests_session,
         app_sessions.battle_session,
         app_sessions.tyranid_session,

@@ -56,11 +56,12 @@ VIEW_ROW = 4
 RESET_ROW = 5
 
 
-def free_session(app, snap=_nothing, runs=(100, 1000)):
+def free_session(app, snap=_nothing, runs=(100, 100)):
     """Free roll: rolls, fewer dice, the fairness self-test, undo; then for a class: an
     auto-roll of runs[0] rolls (paused and resumed), the sums view, three dice auto-rolled
-    runs[1] times, the faces again, reset (the suite's every-mode session on the emulated Pico
-    uses short runs: pico_sessions.QUICK)."""
+    runs[1] times, the faces again, reset. Auto-roll 1000 (5 rolls a tick) is played by
+    test_app_free and the screenshots (runs=(100, 1000)); the every-mode sessions keep the
+    suite's time with 100, and on the emulated Pico 10 (pico_sessions.QUICK)."""
     menu(app, "free")
     snap("free_start")
     press(app, OK)

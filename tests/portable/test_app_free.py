@@ -7,8 +7,12 @@ from app_sessions import free_session as _session
 from app_sessions import journal_kinds, run_recorded
 
 
+def _lesson(app, snap):
+    _session(app, snap, runs=(100, 1000))  # auto-roll 1000: 5 rolls a tick
+
+
 def _run():
-    return run_recorded(_session, storage=file_storage("free"))
+    return run_recorded(_lesson, storage=file_storage("free"))
 
 
 def test_free_session_rolls_and_self_test():
