@@ -572,6 +572,36 @@ class Pico:
         reply = self.call("run", ms=max_ms, edge_pin=pin, timeout=120 + max_ms / 20)
         return reply["stopped"]
 
+    def run_ticks(
+        self,
+        masks: list[int],
+        go_pin: int,
+        done_pin: int,
+        pins: tuple[int, ...],
+        held: int = 0,
+        level: int = 0,
+        max_ms: float = 10_000,
+    ) -> dict[str, Any]:
+        """Lockstep ticks with a test build's handshake (tests/pico_lockstep.py), all in one
+        command: for each mask in turn, hold the buttons of its bits (bit i: pins[i] driven
+        low; the others let go), toggle go_pin (held, level: the buttons held and the go
+        pin's level before), then run until done_pin changes level (at most max_ms of
+        emulated time each). Return the reply: "stopped" ("ticks" when every tick was done,
+        "time" when one did not end, "power_cut"), "ticks" (how many were done), and "held"
+        and "level" after them."""
+        self._not_running()
+        return self.call(
+            "run",
+            ticks=list(masks),
+            go_pin=go_pin,
+            done_pin=done_pin,
+            buttons=list(pins),
+            held=held,
+            level=level,
+            tick_ms=max_ms,
+            timeout=120 + len(masks) * (1 + max_ms / 20_000),
+        )
+
     def profile(self, every: int = 0) -> dict[int, int]:
         """PC sampling: start (every: one sample per that many cycles) or stop (0). Return the
         samples since the previous call as {pc: count} (map a pc to a C function with the

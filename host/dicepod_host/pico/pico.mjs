@@ -962,6 +962,13 @@ function main() {
     if (!job.stopped && job.idle && pico.lastIdle > job.idleAfter) job.stopped = 'idle';
     if (!job.stopped && job.handled && pico.prevWake > job.idleAfter) job.stopped = 'handled';
     if (!job.stopped && job.edgePin != null && pico.pins.level[job.edgePin] !== job.edgeFrom) job.stopped = 'edge';
+    if (!job.stopped && job.ticks && pico.pins.level[job.ticks.done] !== job.ticks.from) {
+      // a lockstep tick is over (the chip toggled the done pin): the next one, or the end
+      job.ticks.n += 1;
+      if (job.ticks.n >= job.ticks.masks.length) job.stopped = 'ticks';
+      else startTick(job.ticks);
+    }
+    if (!job.stopped && job.ticks && pico.nanos >= job.ticks.until) job.stopped = 'time';
     if (!job.stopped && job.frame) {
       const last = pico.lastDataI2c;
       if (last && last > job.startNs && t - last >= job.quietNs) job.stopped = 'frame';
@@ -969,10 +976,28 @@ function main() {
     if (job.stopped) {
       const done = job;
       job = null;
-      reply(done.id, { stopped: done.stopped, t, last_i2c: pico.lastDataI2c || 0 });
+      const extra = done.ticks ? { ticks: done.ticks.n, held: done.ticks.held, level: done.ticks.level } : {};
+      reply(done.id, { stopped: done.stopped, t, last_i2c: pico.lastDataI2c || 0, ...extra });
       return;
     }
     setImmediate(step);
+  }
+
+  // Lockstep ticks (the `run` command's `ticks`): what tests/pico_sessions.py's Player does
+  // for one tick, done here for each mask of a list, so a test's press costs one command: the
+  // buttons in the mask held (their pins driven low, the others let go), the go pin toggled,
+  // then the chip runs until it toggles the done pin (tests/pico_lockstep.py: one App.tick).
+  function startTick(t) {
+    const mask = t.masks[t.n];
+    for (let i = 0; i < t.buttons.length; i++) {
+      const bit = 1 << i;
+      if ((mask ^ t.held) & bit) pico.pins.drive(t.buttons[i], mask & bit ? 0 : null);
+    }
+    t.held = mask;
+    t.level ^= 1;
+    pico.pins.drive(t.go, t.level);
+    t.from = pico.pins.level[t.done];
+    t.until = pico.nanos + t.maxNs;
   }
 
   // Track the last display data write (for run-until-frame).
@@ -1022,6 +1047,20 @@ function main() {
           emu0: pico.nanos,
           wall0: process.hrtime.bigint(),
         };
+        if (msg.ticks) {
+          job.ticks = {
+            masks: msg.ticks,
+            n: 0,
+            buttons: msg.buttons,
+            go: msg.go_pin,
+            done: msg.done_pin,
+            held: msg.held,
+            level: msg.level,
+            maxNs: (msg.tick_ms ?? 20000) * 1e6,
+          };
+          if (!msg.ticks.length) job.stopped = 'ticks';
+          else startTick(job.ticks);
+        }
         setImmediate(step);
         return;
       }
