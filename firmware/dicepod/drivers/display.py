@@ -24,9 +24,9 @@ vector into a temporary heap buffer before sending. The comparison goes a chunk 
 at a time in C (memoryview ==, through 2 x 32 views made once: ~1 KB of heap on a Pico), and a
 plain loop looks at the columns of a changed chunk only: a 1-die free roll changes ~6 of the 32
 chunks, and the loop over all 1,024 bytes took 15 ms of the roll's 54 ms on the emulated Pico
-(tests/test_pico_journal.py's 1,000-roll test). Bus errors (OSError from the I2C) propagate;
-the copy of the last sent frame is updated only after a span was written, so the next show()
-retries.
+(tests/test_pico_journal.py's 1,000-roll test). A page's copy is updated through the same
+views (in C, not a loop per byte) once its spans were written. Bus errors (OSError from the
+I2C) propagate before that, so the next show() sends the page again.
 """
 
 import framebuf
@@ -171,27 +171,29 @@ class _OLED(framebuf.FrameBuffer):
     def show(self):
         """Send the changed parts of the frame; return the number of spans sent."""
         spans = 0
-        buffer = self.buffer
-        sent = self._sent
         now = self._now
         was = self._was
         full = not self._synced
         for page in range(_PAGES):
             base = page * _WIDTH
+            chunk = base // _CHUNK
             if full:
                 self._send(page, 0, _WIDTH)
                 spans += 1
+                for c in range(chunk, chunk + _WIDTH // _CHUNK):
+                    was[c][:] = now[c]  # copied in C
                 continue
             start = -1  # first changed column of the open span, -1 = none open
             end = 0  # one past its last changed column
-            chunk = base // _CHUNK
             for first in range(0, _WIDTH, _CHUNK):
-                if now[chunk] == was[chunk]:  # no change in these columns (compared in C)
-                    chunk += 1
-                    continue
+                new = now[chunk]
+                old = was[chunk]
                 chunk += 1
-                for x in range(first, first + _CHUNK):
-                    if buffer[base + x] != sent[base + x]:
+                if new == old:  # no change in these columns (compared in C)
+                    continue
+                for i in range(_CHUNK):
+                    if new[i] != old[i]:
+                        x = first + i
                         if start < 0:
                             start = x
                         elif x - end > _SPAN_OVERHEAD:
@@ -202,11 +204,14 @@ class _OLED(framebuf.FrameBuffer):
             if start >= 0:
                 self._send(page, start, end)
                 spans += 1
+                # the page's columns went out: its copy, a chunk at a time in C
+                for c in range(base // _CHUNK, chunk):
+                    was[c][:] = now[c]
         self._synced = True
         return spans
 
     def _send(self, page, start, end):
-        """Write columns start..end-1 of page; then remember them as sent."""
+        """Write columns start..end-1 of page (show() then copies the page as sent)."""
         column = start + self.RAM_COLUMN_OFFSET
         address = self._address
         address[1] = _PAGE_ADDRESS | page
@@ -220,9 +225,6 @@ class _OLED(framebuf.FrameBuffer):
         for i in range(count):
             line[i + 1] = buffer[base + i]
         self.i2c.writeto(self.addr, self._lines[count])
-        sent = self._sent
-        for i in range(count):
-            sent[base + i] = line[i + 1]
         self.bytes_sent += 4 + 1 + count
         self.writes += 2
 
