@@ -48,6 +48,7 @@ def pytest_pyfunc_call(pyfuncitem):
 OWN_WORKER = (
     "tests/test_pico_sessions.py::test_every_mode_in_one_session_at_the_pins_within_the_heap_gate",
     "tests/test_pico_journal.py::test_power_cuts_while_a_full_flash_rotates_and_prunes",
+    "tests/test_pico_journal.py::test_a_full_flash_keeps_playing_for_1000_more_events",
 )
 
 

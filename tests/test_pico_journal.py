@@ -13,6 +13,7 @@ beside the old one, no event lost, `dicepod verify` OK and both journals listed.
 one line when the UF2 / boot ROM are absent."""
 
 import json
+import os
 import random
 import sqlite3
 import time
@@ -567,3 +568,119 @@ def test_a_full_flash_deletes_what_dicepod_log_acknowledged(tmp_path):
     # The database: every event, the deleted ones included, as written on the flash.
     assert _logged_events(db) == [_line_fields(x) for x in written + kept[-1:]]
     assert main(["verify", str(db)]) == 0
+
+
+# -- 1,000 more events on a full flash, logged ----------------------------------------------
+
+# The finger of the 1,000-event test: a press held 3 ticks (60 ms), let go 3 (60 ms), about
+# eight taps a second. The fewest ticks the buttons driver takes as a tap: after each edge it
+# locks the button out for 30 ms (two 20 ms ticks), so a press and its release are each seen
+# at the earliest in the third tick after the edge before (tests/pico_sessions.py's finger
+# holds 4 and waits 3).
+_QUICK_DOWN = 3
+_QUICK_UP = 3
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.skipif(
+    not os.environ.get("DICEPOD_PICO_1000"),
+    reason="~6 minutes of one core (8.6 G emulated cycles), over the suite's 15-minute budget: "
+    "set DICEPOD_PICO_1000=1 to run it",
+)
+def test_a_full_flash_keeps_playing_for_1000_more_events(tmp_path, capsys):
+    """A flash full to its last blocks: about 250 KB of free-roll games of 300 events, a
+    filler leaving 4 blocks free, and the PC's acknowledgement of all but the last ~110
+    events (the PC's log holds those: it was unplugged as the flash filled). `dicepod log` is
+    attached again on the Pico's USB from the boot on. 1,000 more events pressed at the pins
+    (the lockstep main, the real buttons driver, a quick finger): DOWN five times (one die: a
+    setting event each), then 995 rolls. Every press writes its event (no notice or crash
+    screen in the way: the last screen is CPython's, pixel for pixel, after the same presses);
+    the logger back-fills what it lacked, stores the live events and acknowledges as it goes
+    (the device writes that down as each segment starts), and the full flash deletes the
+    oldest segments for room, only acknowledged ones. At the end the flash holds the newest
+    events (the game in progress whole, from its new_game line), exactly CPython's lines; the
+    database holds every event once, field for field as written, the deleted ones included
+    (every seq is in it); `dicepod verify` passes it."""
+    need_pico()
+    from pico_sessions import Player, lockstep_files
+    from pico_support import diff_image
+
+    from dicepod import protocol
+    from dicepod_host import pico as pico_module
+    from dicepod_host.cli import main
+    from dicepod_host.logger import Ingest
+    from dicepod_host.store import Store
+
+    dev = "e6614c311b7a2f36"
+    files = pico_module.deployed_files()
+    files.update(lockstep_files())
+    image, log = _journal_image(
+        tmp_path, "full.img", files,
+        journal_bytes=250_000, acked_at=245_000, free_blocks=4,
+    )  # fmt: skip
+    seq, acked = log.seq, log.acked
+    flash = read_littlefs(image.read_bytes())
+    before = _events(_segments(flash))
+    assert len(before) == seq and 0 < acked < seq
+    # The PC's log: the events it acknowledged (stored by the logger's own ingest).
+    db = tmp_path / "log.db"
+    with Store(db) as store:
+        Ingest(store).feed(b"".join(protocol.event_line(dev, x, log.id) for x in before[:acked]))
+        store.commit()
+    assert _count(db) == acked
+    # The presses, and CPython's twin playing them on the same journal (no flash limit).
+    codes = [2] * 5 + [4] * 995  # DOWN x5 (6 dice -> 1), then OK: a roll each
+    masks = []
+    for code in codes:
+        masks += [code] * _QUICK_DOWN + [0] * _QUICK_UP
+    board, app = _twin(_segments(flash), {"ack": flash["journal/ack"]})
+    for mask in masks:
+        board.mask = mask  # the pins its buttons driver reads
+        app.tick(20)
+    twin = _events({s: board.storage.segment(s) for s in board.storage.segments()})
+    assert len(twin) == seq + 1000 and all(b'"roll",[' in x for x in twin[-995:])
+    with Pico(flash=str(image), device_id=dev) as pico:
+        player = Player(pico)
+        started = time.monotonic()
+        player.boot()
+        boot = time.monotonic() - started
+        # The display's bytes arrive whole, without the bus time of each (the CPU would spin
+        # through it in the I2C driver: ~8 % of the emulated cycles of a roll).
+        pico.call("wire", on=False)
+        with start_logger(pico.usb_port, db) as logger:
+            per = 10 * (_QUICK_DOWN + _QUICK_UP)  # ten presses a command
+            for at in range(0, len(masks), per):
+                player.play(masks[at : at + per])
+            played = time.monotonic() - started
+            # Idle ticks while the logger catches up (back-fill, the last acknowledgement).
+            end = time.monotonic() + 120
+            while _count(db) < seq + 1000 and time.monotonic() < end:
+                player.play([0] * 25)
+            caught = time.monotonic() - started
+            stop_logger(logger, timeout=60, pump=lambda: player.play([0] * 5))
+        frame = pico.frame()
+        figures = (
+            "boot %.1f s, 1,000 presses %.1f s, the logger's last events %.1f s (wall); "
+            "%.0f M cycles awake" % (boot, played - boot, caught - played, pico.cycles / 1e6)
+        )
+    assert frame == bytes(board.display.buffer), diff_image(frame, bytes(board.display.buffer))
+    files = read_littlefs(image.read_bytes())
+    segments = _segments(files)
+    lines = _events(segments)
+    seqs = [int(x.split(b" ")[0]) for x in lines]
+    assert seqs == list(range(seqs[0], seq + 1001))  # every press wrote its event, no gap
+    assert lines == twin[seqs[0] - 1 :]  # the newest events, exactly as CPython wrote them
+    assert min(segments) > 1  # segments went for room
+    new_game = max(i for i, x in enumerate(twin) if b'"new_game"' in x)
+    assert seqs[0] <= new_game + 1  # the game in progress whole, from its new_game line
+    assert "journal/damaged" not in files and "filler.bin" in files
+    # Only acknowledged events went: the ack the device wrote down covers them.
+    ack = int(files["journal/ack"].split()[0])
+    assert seqs[0] - 1 <= ack  # the deleted ones all acknowledged
+    assert seq < ack <= seq + 1000  # acknowledgements of the new events, written down
+    # The PC's log: every event once, field for field as written, the deleted ones included.
+    assert _logged_events(db) == [_line_fields(x) for x in twin]
+    capsys.readouterr()
+    assert main(["verify", str(db)]) == 0, capsys.readouterr().out
+    with capsys.disabled():
+        print(figures)
