@@ -121,11 +121,11 @@ def browser():
         chromium.close()
 
 
-def open_page(context, url, outside):
+def open_page(context, url, outside, seed=SEED):
     page = context.new_page()
     page.set_default_timeout(20_000)
     page.on("request", lambda r: None if r.url.startswith(url) else outside.append(r.url))
-    page.goto(url + "?seed=%d" % SEED)
+    page.goto(url + "?seed=%d" % seed)
     page.wait_for_function(
         "window.dicepod && (window.dicepod.ready || window.dicepod.errors.length)"
     )
@@ -338,6 +338,25 @@ def _rolls(page):
     return [o["event"][1] for o in panel_events(page) if o["event"][0] == "roll"]
 
 
+# Into a Battle Game, answer the rows question (3), and the roll that asked is made.
+_TO_THE_FIRST_ROLL = ("OK", "OK", "UP", "UP", "OK")
+
+
+def _a_seed_that_busts(presses=4):
+    """The first seed whose Battle Game busts within presses taps of OK after the first roll
+    (set aside the first choice, push your luck with the default keep), found on the
+    reference; return (seed, the taps of OK)."""
+    for seed in range(1, 40):
+        ref = Reference(seed)
+        for name in _TO_THE_FIRST_ROLL:
+            ref.press(name, SETTLE_MS)
+        for taps in range(presses + 1):
+            if ref.app.session.game.phase == "bust":
+                return seed, taps
+            ref.press("OK", SETTLE_MS)
+    raise AssertionError("no seed in 1..39 busts within %d presses" % presses)
+
+
 @pytest.mark.browser
 @needs_chromium
 def test_free_roll_for_a_class(server, browser):
@@ -417,6 +436,39 @@ def test_free_roll_for_a_class(server, browser):
         step("click", "OK", "reset")
         kinds = [o["event"][0] for o in panel_events(page)]
         assert kinds[-1] == "reset" and kinds.count("roll") == 110
+        assert page.evaluate("window.dicepod.errors") == []
+    finally:
+        context.close()
+    assert outside == []
+
+
+@pytest.mark.browser
+@needs_chromium
+def test_the_page_plays_the_firmware_tones_on_a_bust(server, browser):
+    # The page sounds what the firmware's Beeper asks for (Web Audio; window.dicepod.tones
+    # keeps each [freq, duty]): the same tones, in the same order, as the firmware under
+    # CPython; the rolls click, the bust falls (660, 440, 290 Hz), at the Medium duty.
+    seed, taps = _a_seed_that_busts()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    outside = []
+    try:
+        page = open_page(context, server.url, outside, seed)
+        ref = Reference(seed)
+        assert page.evaluate("window.dicepod.tones") == []
+        for name in _TO_THE_FIRST_ROLL + ("OK",) * taps:
+            press(page, "click", name)
+            ref.press(name, SETTLE_MS)
+        assert ref.app.session.game.phase == "bust"
+        elapsed = page.evaluate("window.dicepod.elapsed")
+        page.wait_for_function("window.dicepod.elapsed >= %d" % (elapsed + 800))
+        ref.idle(800)  # the tune plays out (540 ms)
+        check_screen(page, ref, "bust")
+        tones = page.evaluate("window.dicepod.tones")
+        assert tones == ref.tones.heard
+        assert [f for f, _duty in tones[-3:]] == [660, 440, 290], tones
+        assert [f for f, _duty in tones[:-3]] == [2400] * len(tones[:-3])  # the rolls' clicks
+        assert tones[:-3], tones  # the first roll scored: it clicked
+        assert {duty for _f, duty in tones} == {6000}  # Medium, the default
         assert page.evaluate("window.dicepod.errors") == []
     finally:
         context.close()

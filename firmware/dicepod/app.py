@@ -9,7 +9,8 @@ screens in dicepod.ui, the journal format in dicepod.journal.
   corrupt file falls back to the defaults with a message) and folds the current game; the app
   resumes it on the screen it was played on.
 - tick(dt_ms): one non-blocking step: buttons -> the top screen's on_button -> transitions;
-  the top screen's tick; redraw only when something changed, then display.show(); power; USB.
+  the top screen's tick; the beeper's tune (its next note); redraw only when something
+  changed, then display.show(); power; USB.
 - Screens reach the game through app.session (play, undo, settings; see dicepod.session) and
   the shell through app.show_toast, app.battery, app.game_screen and app.new_game.
 - A crash (any exception out of a step) writes ("crash", (ExceptionName, file, line)) to the
@@ -52,6 +53,7 @@ class App:
         self.display = board.display
         self.randbelow = board.randbelow
         self.power = getattr(board, "power", None)
+        self.beeper = getattr(board, "beeper", None)  # the session starts its tunes
         self.session = Session(board, self.show_toast, self.changed)
         # Screens. The main menu is at the bottom when it is the top; under other screens a
         # bare Screen holds its place (main_menu()).
@@ -164,6 +166,9 @@ class App:
                     self.button(bit)
                 bit <<= 1
         self.transition(self.stack[-1].tick(self, dt_ms))
+        beeper = self.beeper
+        if beeper is not None:
+            beeper.update(dt_ms)  # the next note of a tune, or silence: never waits
         self.redraw()
         usb = self.session.usb
         if usb is not None:

@@ -91,9 +91,10 @@ def assemble(
       display), or None for none; the policy is configured from the settings.
     usb: keyword arguments for dicepod.drivers.usb.UsbLink beside the device id
       (out, inp, poll), or None for no link.
-    beeper: the beeper driver, or None. clock: ticks_ms/ticks_diff/sleep_ms (a module or an
-      object), or None. new_id: () -> 16 random hex digits, a new journal's identity (None:
-      the journal makes one from what is stored: tests).
+    beeper: the beeper driver (configured from the settings: the volume), or None.
+    clock: ticks_ms/ticks_diff/sleep_ms (a module or an object), or None. new_id: () -> 16
+      random hex digits, a new journal's identity (None: the journal makes one from what is
+      stored: tests).
     """
     from dicepod.parts import Board
     from dicepod.settings import load
@@ -111,6 +112,8 @@ def assemble(
     if power is not None:
         policy = power(display)
         policy.configure(values)
+    if beeper is not None:
+        beeper.configure(values)  # the volume
     link = None
     if usb is not None:
         from dicepod.drivers.usb import UsbLink

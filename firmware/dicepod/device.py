@@ -1,6 +1,7 @@
 """The device's own settings group ("device"): the same spec shape as the rules modules'
 SETTINGS (see dicepod/settings.py), listed by the Settings screen ("Device") and stored with the
-others; board.make() reads them at boot and Power.configure() applies the power ones at run time.
+others; board.make() reads them at boot and Power.configure() applies the power ones at run time
+(Beeper.configure() the volume).
 Changing the display controller or the rotation takes effect at the next start. A time of 0
 is "never" (a display in a lesson stays on). VALUE_NAMES
 names the values of the multiple-choice ones for the settings screen.
@@ -16,6 +17,7 @@ SETTINGS = (
     ("device.bright", 207, 1, 255, "Brightness"),  # OLED contrast while awake (0xCF default)
     ("device.dim_s", 30, 0, 3600, "Dim after seconds"),  # idle s before dimming; 0 never
     ("device.off_s", 120, 0, 7200, "Off after seconds"),  # idle s before off + sleep; 0 never
+    ("device.volume", 2, 0, 3, "Sound"),  # the piezo's loudness (drivers/beeper.py); 0 mute
 )
 
 VALUE_NAMES = (
@@ -24,4 +26,5 @@ VALUE_NAMES = (
     ("device.battery", ("No", "Yes")),
     ("device.dim_s", ("Never",)),  # 0 names "never"; other values are seconds
     ("device.off_s", ("Never",)),
+    ("device.volume", ("Mute", "Soft", "Medium", "Loud")),
 )

@@ -15,6 +15,11 @@ screens and the loop; the screens reach the session as app.session and use these
   (values: {key: int} as loaded).
 - Read: game (the rules Game), mode, last_kind, last_event (what just happened), journal.
 
+A move played sounds on the board's beeper, when it has one (Beeper.before/after): the tune
+dicepod.drivers.beeper.tune() picks from the move and the game's outcome before and after it
+(a roll's click, a bust, ALL OUT!, a win); an undo is silent. The beeper plays it from the
+app's ticks (non-blocking).
+
 The session tells the app through two functions it is given: toast(text) for a one-line
 message, changed() after an event was played or undone (the app redraws and tells the top
 screen).
@@ -38,6 +43,7 @@ class Session:
         self.storage = board.storage
         self.usb = getattr(board, "usb", None)
         self.power = getattr(board, "power", None)
+        self.beeper = getattr(board, "beeper", None)
         self.toast = toast
         self.changed = changed
         # new_id: the board's random source for a new journal's identity
@@ -145,11 +151,11 @@ class Session:
         values = self.values
         values[key] = value
         self.storage.save_settings(encode(values))
-        power = self.power
-        if key.startswith(_DEVICE + ".") and power is not None:
-            configure = getattr(power, "configure", None)
-            if configure is not None:
-                configure(values)
+        if key.startswith(_DEVICE + "."):
+            for part in (self.power, self.beeper):  # display times, brightness; the volume
+                configure = getattr(part, "configure", None)
+                if configure is not None:
+                    configure(values)
         mode = self.mode
         if self.game is not None and mode is not None and key.startswith(mode + "."):
             self.play(("set", (key, value)))
@@ -263,11 +269,17 @@ class Session:
         ValueError (MissingValue for a value not entered) and nothing is written: the rules
         leave the game as it was (dicepod.replay), so it is kept, not read again from the
         flash. (Any other exception is a crash: the app restarts from the journal.)"""
-        if self.game is None:
+        game = self.game
+        if game is None:
             raise ValueError("no game")
-        self.game.apply(event)
+        beeper = self.beeper
+        if beeper is not None:
+            beeper.before(self.mode, game)
+        game.apply(event)
         self.record(event)
         kind = event[0]
+        if beeper is not None:
+            beeper.after(kind, self.mode, game)
         self.last_kind = kind
         self.last_event = event
         self.trailing = 0

@@ -47,6 +47,36 @@ class ScriptedButtons(buttons.Buttons):
         return self.raw
 
 
+class Tones:
+    """The piezo's PWM as the simulator page hears it (simboard.SimPWM, sim.js tone()): each
+    change of what sounds, [freq_hz, duty_u16], silences left out."""
+
+    def __init__(self):
+        self.f = 2000
+        self.duty = 0
+        self.now = (0, 0)
+        self.heard = []
+
+    def _tell(self):
+        now = (self.f, self.duty) if self.duty else (0, 0)
+        if now != self.now:
+            self.now = now
+            if now[0]:
+                self.heard.append(list(now))
+
+    def freq(self, value=None):
+        if value is None:
+            return self.f
+        self.f = value
+        self._tell()
+
+    def duty_u16(self, value=None):
+        if value is None:
+            return self.duty
+        self.duty = value
+        self._tell()
+
+
 class Out:
     """USB output: collects complete lines."""
 
@@ -88,6 +118,7 @@ class Reference:
         self.source = seeded_bytes(self.seed)
         commands = io.BytesIO(b"hello\ntime %d\nsince 0\n" % epoch)
         self.buttons = ScriptedButtons()
+        self.tones = Tones()
         self.board = pico_board.assemble(
             store,
             Display(),
@@ -96,7 +127,7 @@ class Reference:
             device_id=self.device_id,
             power=power.Power,
             usb={"out": self.out, "inp": commands, "poll": False},
-            beeper=beeper.Beeper(None),
+            beeper=beeper.Beeper(self.tones),
         )
         self.app = App(self.board)
         self.app.start()

@@ -2,7 +2,8 @@
 
 Driver (shell code). board.make() (the real clock only) wraps the board's sleep_ms and the
 display's show: after a loop pass that sent nothing to the display, with no button held and
-nothing for the USB link to do (no line queued, no byte from the PC waiting), the sleep goes
+nothing for the USB link to do (no line queued, no byte from the PC waiting) and no tune
+sounding (its notes are timed by the ticks), the sleep goes
 on in steps of the loop's period for up to `pause_ms`, reading the buttons' pins between
 steps. A press is still seen within one period
 (the app then gets the whole time slept as its tick's dt); an idle screen costs one App.tick
@@ -25,7 +26,13 @@ def install(board, sleep, pause_ms=100):
         sleep(ms)
         keys = board.buttons
         usb = board.usb
-        if shows[0] != shows[1] or keys.state or (usb is not None and usb.busy()):
+        beeper = board.beeper
+        if (
+            shows[0] != shows[1]
+            or keys.state
+            or (usb is not None and usb.busy())
+            or (beeper is not None and beeper.left_ms > 0)
+        ):
             shows[1] = shows[0]
             return
         slept = ms

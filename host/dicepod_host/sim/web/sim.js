@@ -45,6 +45,7 @@ const state = {
   seed: SEED,
   ready: false,
   timings: {}, // ms since navigation start at each step of the boot
+  tones: [], // every tone the firmware sounded, in order: [freq_hz, duty_u16] (a test reads it)
 };
 window.dicepod = state;
 
@@ -292,7 +293,8 @@ window.addEventListener("resize", () => {
 
 let audio = null;
 let osc = null;
-function tone(freq) {
+function tone(freq, duty) {
+  if (freq) state.tones.push([freq, duty]);
   try {
     if (!freq) {
       osc?.stop();
@@ -303,7 +305,7 @@ function tone(freq) {
     if (audio.state !== "running") return; // no sound before the user has touched the page
     osc?.stop();
     const gain = audio.createGain();
-    gain.gain.value = 0.05;
+    gain.gain.value = 0.1 * Math.min(1, duty / 32768); // the duty: the device.volume setting
     gain.connect(audio.destination);
     osc = audio.createOscillator();
     osc.type = "square";
@@ -415,7 +417,7 @@ const simjs = {
   append: (name, text) => store.set(name, (store.get(name) || "") + text),
   usb_line: (text) => usbLine(text),
   usb_take: () => usbTake(),
-  tone: (freq) => tone(freq),
+  tone: (freq, duty) => tone(freq, duty),
   device_id: () => state.deviceId,
   power_saving: () => (state.powerSaving ? 1 : 0),
 };

@@ -16,8 +16,8 @@ driver's MemoryStorage mirrored in localStorage so a reload resumes the game.
 simjs (see sim.js): show(hex), contrast(level), power(on), buttons() -> raw bitmask,
 random_hex(k), random_id(k) (a journal's identity: never the seeded dice bytes), load(name)
 -> str or None, save(name, text), append(name, text), usb_line(text), usb_take() -> str,
-tone(freq_hz), device_id() -> str, power_saving() -> 0/1 (the page's checkbox: without it the
-display never dims or goes off).
+tone(freq_hz, duty_u16) (0, 0: silence), device_id() -> str, power_saving() -> 0/1 (the page's
+checkbox: without it the display never dims or goes off).
 """
 
 import time
@@ -125,26 +125,33 @@ class BrowserStorage(memstorage.MemoryStorage):
 
 
 class SimPWM:
-    """A machine.PWM stand-in for the piezo: a tone in the page while the duty is not 0."""
+    """A machine.PWM stand-in for the piezo: a tone in the page while the duty is not 0, as
+    loud as the duty makes it (the device.volume setting); the page hears each change once."""
 
     def __init__(self):
         self._freq = 2000
         self._duty = 0
+        self._heard = (0, 0)  # the (freq, duty) the page was last told
+
+    def _tell(self):
+        now = (self._freq, self._duty) if self._duty else (0, 0)
+        if now != self._heard:
+            self._heard = now
+            simjs.tone(now[0], now[1])
 
     def freq(self, value=None):
         """Set (or return) the frequency in Hz."""
         if value is None:
             return self._freq
         self._freq = value
-        if self._duty:
-            simjs.tone(value)
+        self._tell()
 
     def duty_u16(self, value=None):
         """Set (or return) the duty; 0 = silent."""
         if value is None:
             return self._duty
         self._duty = value
-        simjs.tone(self._freq if value else 0)
+        self._tell()
 
 
 class UsbOut:
