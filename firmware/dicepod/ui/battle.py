@@ -28,7 +28,11 @@ def _fit(text, width):
 def aside_text(prefix, combos, width=21):
     """prefix + the scoring rolls by name in at most width characters, else how many."""
     n = len(combos)
-    return _fit(prefix + scoring.names(combos), width) or "%s%d rolls" % (prefix, n)
+    return _fit(prefix + scoring.names(combos), width) or "%s%d roll%s" % (
+        prefix,
+        n,
+        "" if n == 1 else "s",
+    )
 
 
 def keep_text(keep, rest):

@@ -13,11 +13,14 @@ _BUTTONS = (
 TEXTS = (
     (
         "free",
-        "Free roll. OK rolls the dice; UP and DOWN change how many. The bars count each "
-        "face rolled so far. Menu: Fairness test rolls many dice and says whether a fair die "
-        "would often be this uneven: chi-sq measures how uneven the counts are; a fair die "
-        "stays under the limit 15.09 (5 degrees of freedom) 99 times in 100, so above it the "
-        "test says FAIL at 1%.",
+        "Free roll. OK rolls the dice; UP and DOWN change how many. Each bar counts a face "
+        "rolled so far, its count above it; the dotted line is the count a fair die is "
+        "expected to give. Menu: Auto-roll 10, 100 or 1000 rolls by itself (OK pauses and "
+        "goes on, BACK stops). Show sums: a bar for each sum of the dice, the dots the count "
+        "a fair die is expected to give each sum. Reset counts starts the counts again (undo "
+        "brings them back). Fairness test rolls many dice and says how often a fair die "
+        "would be this uneven (chi-square, 5 degrees of freedom); less than 1% of the time: "
+        "Not fair?",
     ),
     (
         "battle",

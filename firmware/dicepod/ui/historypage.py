@@ -133,6 +133,7 @@ _WORDS = const(
         ("smash", "A reactor lost"),
         ("move", "Move"),
         ("action", "Other action"),
+        ("reset", "Counts started again"),
     )
 )
 
