@@ -110,6 +110,8 @@ class Beeper:
         notes = self.notes
         i = self.next
         pwm = self.pwm
+        if pwm is None:  # (play() starts nothing without one)
+            return
         if i < len(notes):
             freq = notes[i] * 10
             self.left_ms = notes[i + 1] * 10
