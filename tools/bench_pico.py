@@ -4,12 +4,17 @@ dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts noth
 - boot: power-on to the last I2C byte of the first frame, with an empty journal, a journal of
   10,000 events and a full flash (segment files built host-side with dicepod.journal on the
   flash image, tools/bench_journal.py BOOTS: games of free roll, the last one in progress);
-- per press, per mode (every mode's scripted session, tests/portable/app_sessions.py, pressed by
-  a finger as tests/pico_sessions.py does, on the firmware's own main loop with the real clock
-  and CPython's seeded dice): from the pin's first edge to the last I2C byte of the frame that
-  answers it: median, p95, p99, max and the screen of the max; I2C bytes per press;
-- heap: gc.mem_free() after boot and its minimum in each mode (after every tick of the same
-  sessions, in lockstep: tests/pico_lockstep.py);
+- per press, per mode, in lockstep (every mode's scripted session,
+  tests/portable/app_sessions.py, pressed by a finger tick for tick on tests/pico_lockstep.py's
+  loop, with CPython's seeded dice and clock, so every tree plays the same presses on the same
+  screens and its frames and journal are checked against CPython's): from the start of the
+  loop pass that answers a press to the last I2C byte of its frame: median, p95, p99, max and
+  the screen of the max; I2C bytes per press; and gc.mem_free() after boot and its minimum in
+  each mode, after every tick;
+- per press on the firmware's own main loop and the real clock ("real"): from the pin's first
+  edge to the last I2C byte of the frame that answers it. The session's presses are timed by
+  the emulated clock, so a change in speed moves some of them onto other screens (auto-roll,
+  repeats): compare trees with the lockstep figures;
 - with --heap: the smallest heap each mode (and every mode in one session) runs in on the real
   port, bisected: a ballast allocated at main.py start leaves that much to the app
   (tests/pico_lockstep.py); a run passes when its journal and every frame equal CPython's;
@@ -77,7 +82,11 @@ def presses_of(rec, first, end):
 
 
 def bench_presses(rec, modes):
-    print("per press: pin's first edge -> last I2C byte of its frame (emulated ms, real clock)")
+    print(
+        "per press, on the firmware's own loop and real clock: the pin's first edge -> the last"
+        " I2C byte of its frame (emulated ms; not like for like between trees: a timing change"
+        " moves presses onto other screens)"
+    )
     print(
         "  %-8s %6s %7s %7s %7s %7s  %-34s %9s"
         % (
@@ -149,21 +158,85 @@ def _events(journal):
     return [line.split(b" ")[4] for line in journal.splitlines()]
 
 
-def bench_heap(rec, modes):
-    print("heap: gc.mem_free() in lockstep after every tick (bytes)")
+def bench_lockstep(rec, modes):
+    """The scripted sessions tick for tick (tests/pico_lockstep.py), so every tree plays the
+    same presses on the same screens: per press, the emulated time from the start of the loop
+    pass that answers it (the first tick whose frame differs on CPython) to the last I2C byte
+    of that pass; and gc.mem_free() after every tick."""
+    print(
+        "per press, in lockstep (the same presses every run): the loop pass that answers it,"
+        " from its start to the last I2C byte of its frame (emulated ms; goal: median <= 20,"
+        " p99 <= 50, max <= 100)"
+    )
+    print(
+        "  %-8s %6s %7s %7s %7s %7s  %-34s %9s %8s"
+        % ("mode", "presses", "median", "p95", "p99", "max", "max at (pressed on -> shows)",
+           "I2C B/press", "min free")
+    )  # fmt: skip
     with Pico(files=ps.lockstep_files(measure=True), usb="events") as pico:
         player = ps.Player(pico)
         player.boot()
         free, low, start = ps.scratch(pico)
-        print("  at main.py start %d; after boot (App.start) %d" % (start, free))
+        boot_free = free
+        same = pico.frame() == rec.frames[0]
         for mode in modes:
             first, end = rec.marks[mode]
+            if first and pico.frame() != rec.frames[first]:
+                same = False
+            starts = []
             lowest = None
             for i in range(first, end):
+                starts.append(pico.now_ns)
                 player.tick(rec.pins[i])
                 free, _low, _start = ps.scratch(pico)
                 lowest = free if lowest is None else min(lowest, free)
-            print("  %-8s minimum %d" % (mode, lowest), flush=True)
+            starts.append(pico.now_ns)
+            same = same and pico.frame() == rec.frames[end]
+            writes = [e for e in pico.events("i2c", since_ns=starts[0]) if e["addr"] == 0x3C]
+            lat, nbytes, no_frame, worst = [], [], 0, (0.0, "")
+            presses = presses_of(rec, first, end)
+            for n, (tick, mask, _hold) in enumerate(presses):
+                until = presses[n + 1][0] if n + 1 < len(presses) else end
+                k = next(
+                    (j for j in range(tick, until) if rec.frames[j + 1] != rec.frames[j]), None
+                )
+                if k is None:
+                    no_frame += 1
+                    continue
+                t0, t1 = starts[k - first], starts[k - first + 1]
+                mine = [e for e in writes if t0 <= e["t0"] < t1]
+                data = [e for e in mine if e["data"][:1] == b"\x40"]
+                if not data:
+                    no_frame += 1
+                    continue
+                ms = (data[-1]["t1"] - t0) / 1e6
+                lat.append(ms)
+                nbytes.append(sum(len(e["data"]) for e in mine))
+                if ms > worst[0]:
+                    worst = (ms, "%s %s -> %s" % (NAMES[mask], rec.screens[k], rec.screens[k + 1]))
+            print(
+                "  %-8s %6d %7.1f %7.1f %7.1f %7.1f  %-34s %9.0f %8d%s"
+                % (
+                    mode,
+                    len(lat),
+                    statistics.median(lat) if lat else 0,
+                    pct(lat, 95),
+                    pct(lat, 99),
+                    worst[0],
+                    worst[1][:34],
+                    statistics.mean(nbytes) if nbytes else 0,
+                    lowest or 0,
+                    "  (%d presses without a redraw)" % no_frame if no_frame else "",
+                ),
+                flush=True,
+            )
+        journal, _ = ps.journal_of(pico)
+        same = same and journal == rec.journal[: rec.sizes[rec.marks[modes[-1]][1]]]
+        print(
+            "  heap: gc.mem_free() at main.py start %d, after boot (App.start) %d"
+            % (start, boot_free)
+        )
+        print("  the same frames and journal as CPython's: %s" % same)
         return start
 
 
@@ -242,7 +315,7 @@ def main(argv):
     parser.add_argument("--modes", default=",".join(ps.EVERY_MODE))
     parser.add_argument("--heap", action="store_true", help="also bisect the smallest heaps")
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
-    parser.add_argument("--skip", default="", help="parts to skip: boot,press,heap,idle")
+    parser.add_argument("--skip", default="", help="parts to skip: boot,idle,press,real")
     args = parser.parse_args(argv)
     if find_rp2() is None:
         print("bench_pico: skipped (no UF2 / boot ROM: set DICEPOD_RP2)")
@@ -257,11 +330,11 @@ def main(argv):
         bench_boot()
     if "idle" not in skip:
         bench_idle()
-    if "press" not in skip:
-        bench_presses(rec, modes)
     start = None
-    if "heap" not in skip:
-        start = bench_heap(rec, modes)
+    if "press" not in skip:
+        start = bench_lockstep(rec, modes)
+    if "real" not in skip:
+        bench_presses(rec, modes)
     if args.heap:
         if start is None:
             start = 240 * 1024
