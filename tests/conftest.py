@@ -55,7 +55,9 @@ OWN_WORKER = (
 )
 
 
-@pytest.hookimpl(tryfirst=True)
+# optionalhook: without pytest-xdist (a venv made before it was a dependency, or a bare pytest)
+# the hook is never called, instead of pytest refusing to start with "unknown hook".
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadgroup":
         return None
