@@ -1,7 +1,8 @@
 """Shared by the tests on the emulated Pico (tests/test_pico_*.py): the skip when MicroPython's
 UF2 or the boot ROM is absent (one line saying how to get them), the CPython rendering of a
-screen to compare the Pico's decoded pixels with, and `dicepod log` on the Pico's USB (started
-as its own process, stopped with Ctrl-C as a person stops it)."""
+screen to compare the Pico's decoded pixels with, a booted Pico on a flash image of the test's, a
+lockstep run checked frame by frame against CPython's recording, and `dicepod log` on the
+Pico's USB (started as its own process, stopped with Ctrl-C as a person stops it)."""
 
 import contextlib
 import shutil
@@ -62,6 +63,40 @@ def diff_image(got, want):
         ascii_image(got),
         ascii_image(want),
     )
+
+
+@contextlib.contextmanager
+def booted_pico(tmp_path_factory):
+    """The deployed firmware on an emulated Pico whose flash is an image file of the test's
+    (pico.flash_path), run to its first frame, for the with block."""
+    need_pico()
+    path = tmp_path_factory.mktemp("pico") / "flash.img"
+    with pico.Pico(flash=str(path)) as board:
+        board.run_until_frame(max_ms=10_000)
+        board.flash_path = path
+        yield board
+
+
+def flash_files(board):
+    """{path: bytes} on a booted_pico()'s flash now."""
+    return pico.read_littlefs(pico.flash_image(board.flash_path))
+
+
+def play_checked(player, rec, start, end, what=""):
+    """Tick rec.pins[start:end] on a lockstep Player, each frame asserted equal to CPython's
+    (rec: a pico_sessions.Recording; what: named in a failure); return the frames shown."""
+    shown = set()
+    for i in range(start, end):
+        player.tick(rec.pins[i])
+        got = player.pico.frame()
+        if got != rec.frames[i + 1]:
+            raise AssertionError(
+                "%stick %d (pins %s, CPython's screen %s): the Pico's display is not CPython's\n%s"
+                % (what and what + ", ", i, bin(rec.pins[i]), rec.screens[i + 1],
+                   diff_image(got, rec.frames[i + 1]))
+            )  # fmt: skip
+        shown.add(got)
+    return shown
 
 
 @contextlib.contextmanager

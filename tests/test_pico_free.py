@@ -11,7 +11,7 @@ import json
 
 import pytest
 from pico_sessions import FingerBoard, Player, Recording, journal_of, lockstep_files
-from pico_support import diff_image, need_pico
+from pico_support import diff_image, need_pico, play_checked
 
 from dicepod.app import App
 
@@ -50,17 +50,7 @@ def test_auto_roll_10_at_the_pins():
         assert player.play(rec.pins[first:started]) == "edge"
         want = rec.frames[started]
         assert pico.frame() == want, diff_image(pico.frame(), want)
-        shown = set()
-        for i in range(started, end):
-            player.tick(rec.pins[i])
-            got = pico.frame()
-            if got != rec.frames[i + 1]:
-                raise AssertionError(
-                    "tick %d (pins %s, CPython's screen %s): the Pico's display is not CPython's"
-                    "\n%s"
-                    % (i, bin(rec.pins[i]), rec.screens[i + 1], diff_image(got, rec.frames[i + 1]))
-                )
-            shown.add(got)
+        shown = play_checked(player, rec, started, end)
         journal, _settings = journal_of(pico)
     assert journal == rec.journal
     events = [

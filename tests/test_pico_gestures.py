@@ -8,18 +8,12 @@ import json
 
 import pytest
 from pico_sessions import journal_in
-from pico_support import diff_image, need_pico
-
-from dicepod_host.pico import Pico, flash_image, read_littlefs
+from pico_support import booted_pico, diff_image, flash_files
 
 
 @pytest.fixture(scope="module")
 def pico(tmp_path_factory):
-    need_pico()
-    path = tmp_path_factory.mktemp("pico") / "flash.img"
-    with Pico(flash=str(path)) as board:
-        board.run_until_frame(max_ms=10_000)
-        board.flash_path = path
+    with booted_pico(tmp_path_factory) as board:
         yield board
 
 
@@ -31,7 +25,7 @@ def _kinds_of(journal):
 
 def _kinds(pico):
     """The kinds of the journal's events, read from the flash image's file system."""
-    return _kinds_of(journal_in(read_littlefs(flash_image(pico.flash_path))))
+    return _kinds_of(journal_in(flash_files(pico)))
 
 
 def _kinds_on_the_device(pico):

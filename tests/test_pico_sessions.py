@@ -29,7 +29,7 @@ from pico_sessions import (
     record,
     scratch,
 )
-from pico_support import diff_image, need_pico, start_logger, stop_logger
+from pico_support import diff_image, need_pico, play_checked, start_logger, stop_logger
 
 from dicepod import journal as journal_module
 
@@ -48,14 +48,7 @@ def _play(pico, rec, mode):
     player.boot()
     assert pico.frame() == rec.frames[0], diff_image(pico.frame(), rec.frames[0])
     first, end = rec.marks[mode]
-    for i in range(first, end):
-        player.tick(rec.pins[i])
-        got = pico.frame()
-        if got != rec.frames[i + 1]:
-            raise AssertionError(
-                "tick %d (pins %s, CPython's screen %s): the Pico's display is not CPython's\n%s"
-                % (i, bin(rec.pins[i]), rec.screens[i + 1], diff_image(got, rec.frames[i + 1]))
-            )
+    play_checked(player, rec, first, end)
     journal, settings = journal_of(pico)
     assert journal == rec.journal[: rec.sizes[end]]
     assert settings == rec.settings_at[end]
@@ -81,16 +74,7 @@ def test_every_mode_in_one_session_at_the_pins_within_the_heap_gate():
         lowest = {}
         for mode in EVERY_MODE:
             first, end = rec.marks[mode]
-            for i in range(first, end):
-                player.tick(rec.pins[i])
-                got = pico.frame()
-                if got != rec.frames[i + 1]:
-                    raise AssertionError(
-                        "%s, tick %d (pins %s, CPython's screen %s): the Pico's display is not"
-                        " CPython's\n%s"
-                        % (mode, i, bin(rec.pins[i]), rec.screens[i + 1],
-                           diff_image(got, rec.frames[i + 1]))
-                    )  # fmt: skip
+            play_checked(player, rec, first, end, mode)
             lowest[mode] = scratch(pico)[1]
         journal, settings = journal_of(pico)
     assert journal == rec.journal and journal.count(b"\n") > 100

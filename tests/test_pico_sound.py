@@ -11,9 +11,9 @@ import json
 
 import pytest
 from pico_sessions import journal_in
-from pico_support import need_pico
+from pico_support import booted_pico, flash_files
 
-from dicepod_host.pico import PIEZO, Pico, flash_image, read_littlefs
+from dicepod_host.pico import PIEZO
 
 # Sampling period of the PWM (ms of emulated time): shorter than any sound the app makes (a
 # roll's click is one 20 ms loop tick when the screen draws fast; at 10 ms one was missed).
@@ -28,11 +28,7 @@ _MEDIUM = 6000 / 65536  # the default volume's duty (drivers/beeper.py)
 
 @pytest.fixture(scope="module")
 def pico(tmp_path_factory):
-    need_pico()
-    path = tmp_path_factory.mktemp("pico") / "flash.img"
-    with Pico(flash=str(path)) as board:
-        board.run_until_frame(max_ms=10_000)
-        board.flash_path = path
+    with booted_pico(tmp_path_factory) as board:
         yield board
 
 
@@ -73,7 +69,7 @@ def _medium(duties):
 
 
 def _files(pico):
-    return read_littlefs(flash_image(pico.flash_path))
+    return flash_files(pico)
 
 
 def _events(files):
