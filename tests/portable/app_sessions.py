@@ -35,11 +35,16 @@ def confirm_picks(app, home, snap=_nothing):
             raise RuntimeError("stuck at %s" % top(app))
 
 
-def _auto_roll(app, count):
-    """From the Free roll screen: hold OK for the game menu, choose Auto-roll count."""
+def _menu_row(app, row):
+    """From the Free roll screen: hold OK for the game menu, choose its row (0: the first)."""
     hold(app, OK)
-    press(app, *((DOWN,) * AUTO_ROWS[count]))
+    press(app, *((DOWN,) * row))
     press(app, OK)
+
+
+def _auto_roll(app, count):
+    """From the Free roll screen: the game menu's Auto-roll count."""
+    _menu_row(app, AUTO_ROWS[count])
 
 
 def _until_done(app, ticks=2000):
@@ -93,21 +98,15 @@ def free_session(app, snap=_nothing, runs=(100, 100)):
     press(app, OK)  # go on
     _until_done(app)
     snap("free_auto_done")
-    hold(app, OK)
-    press(app, *((DOWN,) * VIEW_ROW))
-    press(app, OK)  # Show sums
+    _menu_row(app, VIEW_ROW)  # Show sums
     snap("free_sums")
     press(app, DOWN)  # three dice: their sums are another count
     _auto_roll(app, runs[1])
     _until_done(app)
     snap("free_sums_auto")
-    hold(app, OK)
-    press(app, *((DOWN,) * VIEW_ROW))
-    press(app, OK)  # Show faces
+    _menu_row(app, VIEW_ROW)  # Show faces
     snap("free_faces_auto")
-    hold(app, OK)
-    press(app, *((DOWN,) * RESET_ROW))
-    press(app, OK)  # Reset counts
+    _menu_row(app, RESET_ROW)  # Reset counts
     snap("free_reset")
     press(app, BACK)
 

@@ -59,6 +59,9 @@ FS_PROG = 256
 BUTTONS = {"UP": 10, "DOWN": 11, "OK": 12, "BACK": 13}
 PIEZO = 15
 NS_PER_CYCLE = 8  # clk_sys 125 MHz
+# After a press's last edge, the time within which the firmware has read it (the buttons
+# driver's 30 ms lock-out, then a 20 ms loop period): run_until_handled waits that long at least.
+SETTLE_NS = 50_000_000
 
 
 class Rp2Missing(UserError):
@@ -545,8 +548,9 @@ class Pico:
     def run_until_handled(self, after_ns: float, max_ms: float = 10_000) -> float:
         """Run until the firmware has handled a pin edge at after_ns: its CPU ended two
         unbroken 2 ms sleeps after it (the first wake's loop pass read the pins, the second
-        came after that pass, whatever it drew). An OK or BACK tap acts on its release, so a
-        wait for one idle moment after the release can end before the release was even read.
+        came after that pass, whatever it drew), and the CPU idle again after SETTLE_NS past
+        the edge. An OK or BACK tap acts on its release, so a wait for one idle moment after
+        the release can end before the release was even read.
         Return the emulated ms; TimeoutError after max_ms of emulated time without it."""
         self._not_running()
         reply = self.call(
@@ -557,7 +561,10 @@ class Pico:
                 f"the firmware did not handle the edge within {max_ms:.0f} ms "
                 f"(stopped: {reply['stopped']})"
             )
-        return self.now_ms
+        # Two sleeps are not always enough: a release that bounces can be read as still held
+        # by the first passes, and the pass that acts comes up to the driver's lock-out and a
+        # loop period later; that pass's work (a screen's code loading) must be over too.
+        return self.run_until_idle(after_ns=after_ns + SETTLE_NS, max_ms=max_ms)
 
     @property
     def last_idle_ns(self) -> int:
