@@ -28,7 +28,9 @@ Its bound was at an edge there (issue 13, the classroom free roll): main before 
 KB and at 144 KB failed with as few as ten more names interned at boot (qstrs: a Tyranid
 Attack! screen then finds no 1,280-byte block with 13 KB free; the live heap at that point
 differs by under 300 bytes), and Free roll's new screens add ~25 names; since then the smallest
-heap is 152 KB (150 fails the same way), so the bound is 156. On the Pico the heap gate passes
+heap was 152 KB (150 fails the same way), and with the busy band (issue 11: app.busy, a few
+hundred bytes of code in the kept modules) it is 158 (157 fails the same way, in ram.load), so
+the bound is 160. On the Pico the heap gate passes
 with them (112 KB left to the app, lowest free 24,736 bytes)."""
 
 import pytest
@@ -37,9 +39,9 @@ from app_heap import EVERY_MODE, build_mpy, record, replay
 _GOAL = 96
 # Every mode in one session: measured smallest heap (KB, 95-97) + a few KB.
 _EVERY_BOUND = 104
-# Every mode on the device board: measured smallest heap (KB, 152 since the classroom free
-# roll; 133-140 before it) + a few KB.
-_DEVICE_BOUND = 156
+# Every mode on the device board: measured smallest heap (KB, 158 since the busy band, 152
+# since the classroom free roll; 133-140 before it) + a few KB.
+_DEVICE_BOUND = 160
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +81,6 @@ def test_every_mode_in_one_session_at_larger_heaps_too(mpy, tmp_path, every_mode
     _run(mpy, tmp_path, every_mode, heap_kb)
 
 
-@pytest.mark.parametrize("heap_kb", [_DEVICE_BOUND, 160, 190])
+@pytest.mark.parametrize("heap_kb", [_DEVICE_BOUND, 170, 190])
 def test_every_mode_on_the_device_board_within_its_bound(mpy, tmp_path, every_mode, heap_kb):
     _run(mpy, tmp_path, every_mode, heap_kb, device=True)

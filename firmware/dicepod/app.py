@@ -11,8 +11,12 @@ screens in dicepod.ui, the journal format in dicepod.journal.
 - tick(dt_ms): one non-blocking step: buttons -> the top screen's on_button -> transitions;
   the top screen's tick; the beeper's tune (its next note); redraw only when something
   changed, then display.show(); power; USB.
-- Screens reach the game through app.session (play, undo, settings; see dicepod.session) and
-  the shell through app.show_toast, app.battery, app.game_screen and app.new_game.
+- Screens reach the game through app.session (play, settings; see dicepod.session) and the
+  shell through app.show_toast, app.busy, app.undo, app.battery, app.game_screen and
+  app.new_game.
+- busy(text): before work that takes longer than a frame (a mode's or a screen's code
+  loading, a game folded again for an undo), the screen shown now gets a lit band at its foot
+  saying so, sent at once: the press is answered while the work runs.
 - A crash (any exception out of a step) writes ("crash", (ExceptionName, file, line)) to the
   journal as an event of the current game (the fold skips it; undo steps over it), shows
   the traceback on the screen and restarts the app from the journal. Three crashes within ten
@@ -111,6 +115,8 @@ class App:
         """Return a new screen for the current game's mode (folding the game again first if
         release_game dropped it); its modules stay loaded."""
         session = self.session
+        if session.game is None:  # folded again, its code loaded first
+            self.busy()
         session.ensure_game()
         module = __import__("dicepod.ui." + str(session.mode), None, None, ("open",))
         screen = module.open(self)
@@ -121,8 +127,26 @@ class App:
         """Start a new game of mode (see Session.new_game); return its screen."""
         if mode != self.session.mode:
             del self.stack[1:]  # the old game's screens go before its modules are dropped
+            self.busy()  # the new mode's code loads
         self.session.new_game(mode)
         return self.game_screen()
+
+    def undo(self):
+        """Undo the last move (Session.undo: the game is folded again, which takes a while on
+        a long game: busy() first)."""
+        if self.session.moves > 0:
+            self.busy("Undoing...")
+        return self.session.undo()
+
+    def busy(self, text="Loading..."):
+        """Answer a press whose work takes a while: over the screen shown now, a lit band at
+        its foot saying text (8×8 letters: no font to load), sent at once; the next redraw
+        draws the screen whole."""
+        canvas = self.display
+        canvas.fill_rect(0, 55, 128, 9, 1)
+        draw.center(canvas, text, 56, 0)
+        canvas.show()
+        self.dirty = True
 
     def changed(self):
         """The session played an event: redraw, and tell the top screen."""
@@ -185,7 +209,7 @@ class App:
         if code > ui.BACK and not top.game_screen:
             code >>= 4
         elif code == ui.LONG_BACK:
-            self.session.undo()
+            self.undo()
             return
         try:
             result = top.on_button(self, code)

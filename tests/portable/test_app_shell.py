@@ -14,6 +14,7 @@ from app_board import (
     last,
     menu,
     press,
+    screen_bytes,
     top,
 )
 from app_sessions import journal_kinds
@@ -306,3 +307,76 @@ def test_the_main_menu_is_in_ram_only_while_it_is_the_top_screen():
     screen = app.stack[0]
     assert screen.items[screen.cursor] == "Tests"
     assert screen.title == "dicepod: tests"  # the game in progress in the title bar
+
+
+def _shows(app):
+    """Record the frame at every show() of app's display; return the list it fills."""
+    frames = []
+    display = app.display
+    count = display.show
+
+    def show():
+        frames.append(bytes(display.buffer))
+        count()
+
+    display.show = show
+    return frames
+
+
+def _band_says(frame, text):
+    """True when rows 55..63 of frame are the busy band: lit, text in dark 8×8 letters."""
+    import framebuf
+
+    want = bytearray(1024)
+    canvas = framebuf.FrameBuffer(want, 128, 64, framebuf.MONO_VLSB)
+    canvas.fill_rect(0, 55, 128, 9, 1)
+    canvas.text(text, (128 - len(text) * 8) // 2, 56, 0)
+    got = framebuf.FrameBuffer(bytearray(frame), 128, 64, framebuf.MONO_VLSB)
+    for y in range(55, 64):
+        for x in range(128):
+            if got.pixel(x, y) != canvas.pixel(x, y):
+                return False
+    return True
+
+
+def _above_band(frame):
+    """Rows 0..54 of frame (pages 0..5 whole, and page 6's rows 48..54)."""
+    return bytes(frame[:768]) + bytes(b & 0x7F for b in frame[768:896])
+
+
+def test_slow_work_is_answered_with_a_band_first():
+    # Opening a mode whose code is not loaded, the History and an undo show a band saying so
+    # over the screen of the moment before the work; the screen after it has none. A mode
+    # whose code is loaded opens with one frame.
+    app = _app()
+    shows = _shows(app)
+    before = screen_bytes(app)
+    press(app, OK)  # the first row: a new Battle Game (its code loads)
+    assert top(app) == "BattleScreen"
+    assert len(shows) >= 2 and _band_says(shows[0], "Loading...")
+    assert _above_band(shows[0]) == _above_band(before)  # over the menu as it was
+    assert not _band_says(shows[-1], "Loading...")
+    press(app, OK)  # the first roll asks the rows per half, OK saves them, the roll is made
+    press(app, OK)
+    assert app.session.moves > 0
+    del shows[:]
+    before = screen_bytes(app)
+    hold(app, BACK)  # undo: the game is folded again
+    assert _band_says(shows[0], "Undoing...") and app.toast == "Undone"
+    assert _above_band(shows[0]) == _above_band(before)
+    press(app, BACK)  # the main menu
+    del shows[:]
+    press(app, OK)  # Battle Game again: its code is still loaded
+    assert top(app) == "BattleScreen" and len(shows) == 1
+    del shows[:]
+    menu(app, "History")  # the journal is read
+    assert top(app) == "History" and _band_says(shows[-2], "Loading...")
+    menu(app, "Settings")
+    del shows[:]
+    press(app, OK)  # the Battle Game's settings: its rules' code
+    assert top(app) == "ModeSettings" and _band_says(shows[0], "Loading...")
+    press(app, OK)  # its first setting
+    assert top(app) == "EditValue"
+    del shows[:]
+    press(app, OK)  # saved
+    assert top(app) == "ModeSettings" and _band_says(shows[0], "Saving...")

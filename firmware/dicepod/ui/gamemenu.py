@@ -25,13 +25,14 @@ class GameMenu(ListScreen):
 
             return Help(app.session.mode)
         if label == "Undo":
-            app.session.undo()
+            app.undo()
             return POP
         if label == "New game":
             return Confirm(
                 "New game?", "End this game and start a new one?", NewGame(app.session.mode)
             )
         if label == "History":
+            app.busy()  # the game's turns are read from the journal
             from dicepod.ui.historypage import current
 
             return current(app)

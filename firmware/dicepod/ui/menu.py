@@ -57,6 +57,7 @@ class MainMenu(ListScreen):
                 "End the %s game and start %s?" % (app.session.mode, title),
                 NewGame(mode),
             )
+        app.busy()  # History reads the journal; either screen's code loads first
         if self.items[index] == _HISTORY:
             from dicepod.ui.history import History
 

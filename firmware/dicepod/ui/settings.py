@@ -27,6 +27,7 @@ class SettingsMenu(ListScreen):
 
     def choose(self, app, index):
         """Open that group's settings."""
+        app.busy()  # a mode's settings need its rules' code
         if index < len(modes.MODES):
             return ModeSettings(app, modes.MODES[index][0])
         return ModeSettings(app, DEVICE)
