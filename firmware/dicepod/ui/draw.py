@@ -24,7 +24,7 @@ _glyph_buffer = bytearray(8)
 _glyph = framebuf.FrameBuffer(_glyph_buffer, 8, 8, framebuf.MONO_VLSB)
 
 # The 6×8 font (its table and glyph drawing live in dicepod.ui.font6, loaded on first use and
-# dropped with the passing screens: only drawn text pays for it).
+# then kept: dicepod.ram).
 SMALL = 6  # pixels per character: 21 across the screen
 SMALL_COLUMNS = 21
 CENTER = -1  # small()'s x: centred
