@@ -297,6 +297,8 @@ def _play_pico(args, board, steps):
             )
             failed = True
             steps = []
+    from dicepod_host.pico import SETTLE_NS
+
     board.go(realtime=True)
     at_ns = board.status()["t"]
     presses = 0
@@ -318,9 +320,12 @@ def _play_pico(args, board, steps):
         # to ~150 ms) after the next press began. A quick tap while the firmware draws would
         # be lost (it polls the pins every 20 ms tick and a draw blocks the loop), and one
         # right after it would fall into the driver's lock-out after the release it saw late.
+        # Two wakes are not always enough either: a bouncing release can be read as still held
+        # by the first passes, so the pass that acts comes up to the driver's lock-out and a
+        # loop period later (pico.SETTLE_NS): also wait for the CPU idle again after that.
         while True:
             status = board.status()
-            if status["prev_wake"] > up:
+            if status["prev_wake"] > up and status["last_idle"] > up + SETTLE_NS:
                 break
             time.sleep(0.02)
         at_ns = max(at_ns, status["last_idle"] + GAP_MS * 1_000_000)
