@@ -65,6 +65,16 @@ def bench_boot():
               flush=True)  # fmt: skip
 
 
+def _burst_end(data):
+    """The end (ns) of the first burst of display writes: those less than GAP_NS apart."""
+    end = data[0]["t1"]
+    for e in data[1:]:
+        if e["t0"] - end > GAP_NS:
+            break
+        end = e["t1"]
+    return end
+
+
 def presses_of(rec, first, end):
     """The finger's presses in ticks [first, end): (tick, mask, hold ticks)."""
     out = []
@@ -123,12 +133,7 @@ def bench_presses(rec, modes):
                 if not data:
                     no_frame += 1
                     continue
-                end_ns = data[0]["t1"]
-                for e in data[1:]:
-                    if e["t0"] - end_ns > GAP_NS:
-                        break
-                    end_ns = e["t1"]
-                ms = (end_ns - down) / 1e6
+                ms = (_burst_end(data) - down) / 1e6
                 lat.append(ms)
                 if ms > worst[0]:
                     before = rec.screens[tick]
@@ -213,12 +218,7 @@ def bench_lockstep(rec, modes):
                     continue
                 ms = (data[-1]["t1"] - t0) / 1e6
                 lat.append(ms)
-                burst = data[0]["t1"]
-                for e in data[1:]:
-                    if e["t0"] - burst > GAP_NS:
-                        break
-                    burst = e["t1"]
-                firsts.append((burst - t0) / 1e6)
+                firsts.append((_burst_end(data) - t0) / 1e6)
                 nbytes.append(sum(len(e["data"]) for e in mine))
                 if ms > worst[0]:
                     worst = (ms, "%s %s -> %s" % (NAMES[mask], rec.screens[k], rec.screens[k + 1]))
