@@ -5,7 +5,9 @@ screens and the loop; the screens reach the session as app.session and use these
 
 - play(event): fold a user-visible event into the game (an illegal one raises ValueError and
   nothing is written; the game stays as it was, in RAM), append it to the journal and hand
-  the line to the USB link.
+  the line to the USB link. While `hold` is set (the app sets it for a loop pass's buttons,
+  screens and redraw), the append waits for flush(): the press's frame goes out first (see
+  flush).
 - undo(): append ("undo", ()) (one more per crash record after the last move) and fold the game
   again from the journal; False (and a toast saying so) when the game has nothing to undo.
 - new_game(mode): journal ("new_game", (mode,)) and the mode's settings and fold them.
@@ -64,6 +66,8 @@ class Session:
         self.last_kind = None  # kind of the current game's last effective game event
         self.last_event = None  # and the event itself (screens name what just happened)
         self.trailing = 0  # app events (crash records) after the last game event
+        self.hold = False  # play() leaves its append to flush() (set by the app's loop pass)
+        self.pending = []  # (ms, event) played, not yet in the journal (see flush)
         self.messages = []  # lines to show once the app has started
         self.messages.extend(getattr(board, "notices", ()))
 
@@ -169,6 +173,7 @@ class Session:
         A save the rules reject (say, written by another firmware version) keeps the game as
         it was at the last good event, with a message; it never crashes the app.
         """
+        self.flush()
         self.mode = None
         self.game = None
         self.moves = 0
@@ -249,11 +254,14 @@ class Session:
         self.last_kind = "new_game"
         self.last_event = None
 
-    def record(self, event):
-        """Append an event to the journal and hand its line to the USB link."""
+    def record(self, event, ms=-1):
+        """Append an event to the journal (after those play() left pending) at ms (-1: now)
+        and hand its line to the USB link."""
+        if self.pending and not self.flush():
+            raise ValueError("Flash full")
         journal = self.journal
         try:
-            line = journal.append(self.ms, event)
+            line = journal.append(self.ms if ms < 0 else ms, event)
         except OSError:  # the flash is full with the game in progress: nothing was written,
             self.refold()  # so the game is as the journal has it
             raise ValueError("Flash full")
@@ -276,7 +284,10 @@ class Session:
         if beeper is not None:
             beeper.before(self.mode, game)
         game.apply(event)
-        self.record(event)
+        if self.hold:
+            self.pending.append((self.ms, event))
+        else:
+            self.record(event)
         kind = event[0]
         if beeper is not None:
             beeper.after(kind, self.mode, game)
@@ -286,6 +297,27 @@ class Session:
         if kind != "new_game" and kind != "set":
             self.moves += 1
         self.changed()
+
+    def flush(self):
+        """Write the events play() left pending (see hold) to the journal, in order; False
+        when the flash had no room for one: the game is then folded again without it (and
+        the ones after it), with a toast, and the app shows it again (App.step).
+
+        The app calls this right after the pass's frame is sent: a move's append (8-25 ms on
+        the emulated Pico: the line, its checksum and chain hash, LittleFS) no longer delays
+        its frame. A power cut still loses at most the event being written: a move is on the
+        flash a few ms after its frame, well before a hand could reach the switch."""
+        pending = self.pending
+        if not pending:
+            return True
+        self.pending = []
+        try:
+            for ms, event in pending:
+                self.record(event, ms)
+        except ValueError:  # no room: record() folded the game again without it
+            self.toast("Flash full")
+            return False
+        return True
 
     def undo(self):
         """Undo the last move of the current game (append ("undo", ()) and fold again),

@@ -29,6 +29,8 @@ class _Display(framebuf.FrameBuffer):
 
 
 class _Keys:
+    state = 0  # no button held between the codes (the app's idle passes read it)
+
     def __init__(self):
         self.next = 0
 

@@ -380,3 +380,39 @@ def test_slow_work_is_answered_with_a_band_first():
     del shows[:]
     press(app, OK)  # saved
     assert top(app) == "ModeSettings" and _band_says(shows[0], "Saving...")
+
+
+def test_a_move_is_journaled_right_after_its_frame():
+    # The roll's frame is sent first, then its line is appended (the append no longer
+    # delays the frame); on a flash with no room left for it the game goes back to what the
+    # journal holds, on its screen, with a toast.
+    storage = LineStorage()
+    app = _app(storage)
+    menu(app, "free")
+    rolls = app.session.game.rolls
+    shows = _shows(app)
+    seen = []
+    append = storage.append
+
+    def watched(seg, line):
+        seen.append((line, len(shows), screen_bytes(app)))
+        append(seg, line)
+
+    storage.append = watched
+    press(app, OK)
+    assert app.session.game.rolls == rolls + 1
+    assert [line.split(b" ")[4][:7] for line, _n, _s in seen] == [b'["roll"']
+    line, sent, frame = seen[0]
+    assert sent >= 1 and shows[sent - 1] == frame == screen_bytes(app)  # the roll on screen
+    assert not app.session.pending and journal_kinds(app)[-1] == "roll"
+    # the flash full: no room for the next roll's line, nothing old that may go
+    storage.capacity = storage.used()
+    lines = len(journal_kinds(app))
+    del seen[:]
+    press(app, OK)
+    assert seen  # it was tried
+    assert app.session.game.rolls == rolls + 1 and len(journal_kinds(app)) == lines
+    assert top(app) == "FreeRoll" and app.toast == "Flash full"
+    storage.capacity = None  # room again: the game goes on
+    press(app, OK)
+    assert app.session.game.rolls == rolls + 2 and journal_kinds(app)[-1] == "roll"
