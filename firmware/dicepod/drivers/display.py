@@ -14,19 +14,19 @@ RAM column 2, and it has no horizontal addressing mode (no wrap to the next page
 
 Constructor arguments: i2c (a built machine.I2C), addr (7-bit, 0x3C on most modules; 0x3D with
 the address jumper), external_vcc (module without a charge pump), rotate (0 or 180: the panel
-mounted upside down). show() allocates nothing: every buffer is made once, in __init__. A span
-goes out as one writeto() of a staging line (data control byte + up to 128 columns, copied in
-with a plain loop) through a memoryview of exactly that length, picked from 129 views made
-once: about 2.8 KB of heap on a Pico (6 KB on the 64-bit unix port), the price of a flush that
-leaves no garbage. Slicing a memoryview per span would allocate one object per span, and
-writevto() of a control byte plus the span allocates too on a Pico: the rp2 port joins the
-vector into a temporary heap buffer before sending. The comparison goes a chunk of 32 columns
-at a time in C (memoryview ==, through 2 x 32 views made once: ~1 KB of heap on a Pico), and a
-plain loop looks at the columns of a changed chunk only: a 1-die free roll changes ~6 of the 32
-chunks, and the loop over all 1,024 bytes took 15 ms of the roll's 54 ms on the emulated Pico
-(tests/test_pico_journal.py's 1,000-roll test). A page's copy is updated through the same
-views (in C, not a loop per byte) once its spans were written. Bus errors (OSError from the
-I2C) propagate before that, so the next show() sends the page again.
+mounted upside down). A span goes out as one writeto() of a staging line (data control byte
++ up to 128 columns), the columns copied in C through a memoryview slice: two small views a
+span (~32 B of garbage on a Pico, ~10 spans a frame) where a loop copying a byte at a time
+took ~1.3 ms of a full page's ~4 ms on the emulated Pico, and 129 views made once held 2.8 KB
+of heap for ever. (writevto() of a control byte plus the span allocates too on a Pico: the rp2
+port joins the vector into a temporary heap buffer.) The comparison goes a chunk of 32 columns
+at a time in C (memoryview ==, through 2 x 32 views made once: ~1 KB of heap on a Pico); in a
+changed chunk a plain loop looks from each end for its first and last changed columns only
+(a span does not split inside a chunk: a redrawn die changes most of one). The loop over all
+1,024 bytes took 15 ms of a 1-die roll's 54 ms on the emulated Pico (the 1,000-roll test of
+tests/test_pico_journal.py). A page's copy is updated through the same views (in C) once its
+spans were written. Bus errors (OSError from the I2C) propagate before that, so the next
+show() sends the page again.
 """
 
 import framebuf
@@ -99,8 +99,8 @@ class _OLED(framebuf.FrameBuffer):
         self._was = [was[i : i + _CHUNK] for i in range(0, _FRAME_BYTES, _CHUNK)]
         self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
         self._line[0] = _CONTROL_DATA
-        line = memoryview(self._line)
-        self._lines = [line[: n + 1] for n in range(_WIDTH + 1)]  # [n]: control + n columns
+        self._line_view = memoryview(self._line)
+        self._frame_view = now
         self._command = bytearray(2)  # control byte + one command
         self._command2 = bytearray(3)  # control byte + command + argument
         self._address = bytearray(4)  # control byte + page + column low + column high
@@ -191,16 +191,22 @@ class _OLED(framebuf.FrameBuffer):
                 chunk += 1
                 if new == old:  # no change in these columns (compared in C)
                     continue
-                for i in range(_CHUNK):
-                    if new[i] != old[i]:
-                        x = first + i
-                        if start < 0:
-                            start = x
-                        elif x - end > _SPAN_OVERHEAD:
-                            self._send(page, start, end)
-                            spans += 1
-                            start = x
-                        end = x + 1
+                # the chunk's first and last changed columns (a redrawn die changes most
+                # of them: a look at each end, not a loop over every column)
+                i = 0
+                while new[i] == old[i]:
+                    i += 1
+                j = _CHUNK - 1
+                while new[j] == old[j]:
+                    j -= 1
+                x = first + i
+                if start < 0:
+                    start = x
+                elif x - end > _SPAN_OVERHEAD:
+                    self._send(page, start, end)
+                    spans += 1
+                    start = x
+                end = first + j + 1
             if start >= 0:
                 self._send(page, start, end)
                 spans += 1
@@ -220,11 +226,9 @@ class _OLED(framebuf.FrameBuffer):
         self.i2c.writeto(self.addr, address)
         base = page * _WIDTH + start
         count = end - start
-        buffer = self.buffer
-        line = self._line
-        for i in range(count):
-            line[i + 1] = buffer[base + i]
-        self.i2c.writeto(self.addr, self._lines[count])
+        line = self._line_view
+        line[1 : count + 1] = self._frame_view[base : base + count]  # copied in C
+        self.i2c.writeto(self.addr, line[: count + 1])
         self.bytes_sent += 4 + 1 + count
         self.writes += 2
 
