@@ -45,8 +45,8 @@ _GC_SHARE = const(12)
 _GC_ROOMY = const(131072)
 # ... and every half of it while the session starts (see start()).
 _GC_BOOT = const(2)
-# A loop pass with nothing to do collects the garbage once this much was allocated since the
-# last such collection (see step()).
+# A loop pass with nothing to do after a frame collects the garbage once this much was
+# allocated since the last such collection (see step()).
 _TIDY = const(2048)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
@@ -70,7 +70,9 @@ class App:
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
         self.safe = False  # started without the game after a crash loop
         self.dirty = True
-        self.tidy = 0  # gc.mem_alloc() above which an idle pass collects (0: not MicroPython)
+        # gc.mem_alloc() above which an idle pass collects; negative: not until a frame was
+        # shown (step()); 0: not MicroPython
+        self.tidy = 0
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -99,7 +101,7 @@ class App:
         if free:
             gc.threshold(free // _GC_SHARE)
         if hasattr(gc, "mem_alloc"):
-            self.tidy = gc.mem_alloc() + _TIDY
+            self.tidy = -gc.mem_alloc() - _TIDY
         del self.stack[:]
         self.stack.append(ui.Screen())
         if session.game is not None:
@@ -185,39 +187,10 @@ class App:
 
     def step(self, dt_ms):
         """One step of tick, without the crash handler. A move played in it is journaled
-        after its frame is sent (Session.flush)."""
+        after its frame is sent (Session.flush; crash() clears the hold)."""
         session = self.session
         session.ms += dt_ms
         session.hold = True
-        try:
-            active = self.react(dt_ms)
-        finally:
-            session.hold = False
-        if not session.flush():  # no room on the flash for the move: the game as saved
-            del self.stack[1:]
-            if session.game is not None:
-                self.stack.append(self.game_screen())
-            self.main_menu()
-            self.stack[-1].on_show(self)
-            self.dirty = True
-            self.redraw()
-        elif self.dirty:  # a toast from the journal (old games deleted for room)
-            self.redraw()
-        usb = session.usb
-        if usb is not None:
-            usb.tick(dt_ms)
-        # The garbage of the last presses goes in a pass with nothing to do and no button
-        # held (a collection marks the whole live heap: ~20 ms on the emulated Pico), so
-        # that the threshold's collections seldom fall in the pass that answers a press.
-        tidy = self.tidy
-        if tidy and not active and not self.board.buttons.state and gc.mem_alloc() > tidy:
-            gc.collect()
-            self.tidy = gc.mem_alloc() + _TIDY
-
-    def react(self, dt_ms):
-        """Buttons, the top screen's tick, the beeper, the redraw: the part of a step whose
-        moves wait for the frame before they are journaled. Return whether it did anything
-        (a button pressed, a frame drawn)."""
         pressed = self.board.buttons.update(dt_ms)
         if self.power is not None and self.power.update(dt_ms, pressed != 0):
             pressed = 0  # the press that woke the display only wakes it
@@ -231,7 +204,26 @@ class App:
         beeper = self.beeper
         if beeper is not None:
             beeper.update(dt_ms)  # the next note of a tune, or silence: never waits
-        return self.redraw() or pressed
+        if self.redraw():
+            pressed = 1
+        session.hold = False
+        if not session.flush():  # no room on the flash for the move: the game as saved
+            self.transition(ui.Reset(self.game_screen() if session.game is not None else None))
+        self.redraw()  # that, or a toast from the journal (old games deleted for room)
+        usb = session.usb
+        if usb is not None:
+            usb.tick(dt_ms)
+        # The garbage of the last presses goes in a pass with nothing to do and no button
+        # held (a collection marks the whole live heap: ~20 ms on the emulated Pico), so
+        # that the threshold's collections seldom fall in the pass that answers a press.
+        # Once after a frame: an idle screen's passes do not collect again and again.
+        tidy = self.tidy
+        if pressed:
+            if tidy < 0:
+                self.tidy = -tidy  # armed: the next idle pass past it collects
+        elif tidy > 0 and not self.board.buttons.state and gc.mem_alloc() > tidy:
+            gc.collect()
+            self.tidy = -gc.mem_alloc() - _TIDY  # disarmed until the next frame
 
     def button(self, code):
         """Send one button to the top screen (long BACK in a game = undo). Outside a game no
@@ -357,6 +349,7 @@ class App:
         short of memory, it drops what it cannot afford (the text, then the crash screen)."""
         # The failed step's objects are garbage now; free them before anything else.
         session = self.session
+        session.hold = False
         del self.stack[:]
         session.game = None
         gc.collect()
