@@ -71,7 +71,7 @@ class App:
         self.safe = False  # started without the game after a crash loop
         self.dirty = True
         # gc.mem_alloc() above which an idle pass collects; negative: not until a frame was
-        # shown (step()); 0: not MicroPython
+        # shown (step()); 0: never (not MicroPython, or a heap under _GC_ROOMY at start)
         self.tidy = 0
 
     # -- start-up --------------------------------------------------------------------------
@@ -100,7 +100,7 @@ class App:
         session.start(not self.safe)
         if free:
             gc.threshold(free // _GC_SHARE)
-        if hasattr(gc, "mem_alloc"):
+            # (a small heap collects every 4 KB already: no idle collections on top)
             self.tidy = -gc.mem_alloc() - _TIDY
         del self.stack[:]
         self.stack.append(ui.Screen())
@@ -287,9 +287,8 @@ class App:
         else:
             self.stack.append(result)
         if len(self.stack) <= 2 and result == ui.POP:
-            ram.unload(
-                self.session.kept
-            )  # back at the game (or the menu): passing screens' code goes
+            # back at the game (or the menu): passing screens' code goes
+            ram.unload(self.session.kept)
         self.main_menu()
         self.stack[-1].on_show(self)
         self.dirty = True
