@@ -286,14 +286,20 @@ class App:
             self.stack.append(self.new_game(mode))
         else:
             self.stack.append(result)
-        if len(self.stack) <= 2 and result == ui.POP:
+        if again is not None and self.stack[-1] is not again[0]:
+            again = None
+        if len(self.stack) <= 2 and result == ui.POP and again is None:
             # back at the game (or the menu): passing screens' code goes
             ram.unload(self.session.kept)
         self.main_menu()
         self.stack[-1].on_show(self)
         self.dirty = True
-        if again is not None and self.stack[-1] is again[0]:
+        if again is not None:
+            # the move made again first: if it asks the next question, the question's code
+            # is still loaded (no collection and no import between two questions)
             self.button(again[1])
+            if len(self.stack) <= 2:
+                ram.unload(self.session.kept)
 
     def main_menu(self):
         """Keep the main menu's code in RAM only while it is the top screen: at the bottom of
