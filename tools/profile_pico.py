@@ -29,7 +29,7 @@ from dicepod_host.pico import Pico, find_rp2  # noqa: E402
 
 GROUPS = (
     ("garbage collector", ("gc_",)),
-    ("LittleFS / flash", ("lfs_", "littlefs", "mp_vfs_lfs", "flash_", "rp2_flash")),
+    ("LittleFS / flash", ("lfs_", "lfs2_", "littlefs", "mp_vfs_lfs", "flash_", "rp2_flash")),
     ("SHA-256 / CRC", ("mbedtls_sha256", "sha256", "crc32", "uzlib_crc")),
     ("I2C (waiting on the bus)", ("i2c", "check_single_timeout_us")),
     ("framebuf", ("framebuf", "fill_rect", "mono_", "setpixel", "getpixel")),
