@@ -14,19 +14,19 @@ RAM column 2, and it has no horizontal addressing mode (no wrap to the next page
 
 Constructor arguments: i2c (a built machine.I2C), addr (7-bit, 0x3C on most modules; 0x3D with
 the address jumper), external_vcc (module without a charge pump), rotate (0 or 180: the panel
-mounted upside down). A span goes out as one writeto() of a staging line (data control byte
-+ up to 128 columns), the columns copied in C through a memoryview slice: two small views a
-span (~32 B of garbage on a Pico, ~10 spans a frame) where a loop copying a byte at a time
-took ~1.3 ms of a full page's ~4 ms on the emulated Pico, and 129 views made once held 2.8 KB
-of heap for ever. (writevto() of a control byte plus the span allocates too on a Pico: the rp2
-port joins the vector into a temporary heap buffer.) The comparison goes a chunk of 32 columns
-at a time in C (memoryview ==, through 2 x 32 views made once: ~1 KB of heap on a Pico); in a
-changed chunk a plain loop looks from each end for its first and last changed columns only
-(a span does not split inside a chunk: a redrawn die changes most of one). The loop over all
-1,024 bytes took 15 ms of a 1-die roll's 54 ms on the emulated Pico (the 1,000-roll test of
-tests/test_pico_journal.py). A page's copy is updated through the same views (in C) once its
-spans were written. Bus errors (OSError from the I2C) propagate before that, so the next
-show() sends the page again.
+mounted upside down). A span goes out as one writeto() of a staging line (data control byte +
+up to 128 columns), the columns copied in C through a memoryview slice: two small views a span
+(~32 B of garbage on a Pico; none for a whole page, through views made once) where a loop
+copying a byte at a time took ~1.3 ms of a full page's ~4 ms on the emulated Pico, and 129
+views made once held 2.8 KB of heap for ever. (writevto() of a control byte plus the span
+allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) The
+comparison goes a chunk of 32 columns at a time in C (memoryview ==, through 2 x 32 views made
+once: ~1 KB of heap on a Pico); in a changed chunk a plain loop looks from each end for its
+first and last changed columns only (a span does not split inside a chunk: a redrawn die
+changes most of one). The loop over all 1,024 bytes took 15 ms of a 1-die roll's 54 ms on the
+emulated Pico (the 1,000-roll test of tests/test_pico_journal.py). A page's copy is updated
+through the same views (in C) once its spans were written. Bus errors (OSError from the I2C)
+propagate before that, so the next show() sends the page again.
 """
 
 import framebuf
@@ -100,7 +100,9 @@ class _OLED(framebuf.FrameBuffer):
         self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
         self._line[0] = _CONTROL_DATA
         self._line_view = memoryview(self._line)
+        self._line_data = self._line_view[1:]
         self._frame_view = now
+        self._pages = [now[i : i + _WIDTH] for i in range(0, _FRAME_BYTES, _WIDTH)]
         self._command = bytearray(2)  # control byte + one command
         self._command2 = bytearray(3)  # control byte + command + argument
         self._address = bytearray(4)  # control byte + page + column low + column high
@@ -226,9 +228,13 @@ class _OLED(framebuf.FrameBuffer):
         self.i2c.writeto(self.addr, address)
         base = page * _WIDTH + start
         count = end - start
-        line = self._line_view
-        line[1 : count + 1] = self._frame_view[base : base + count]  # copied in C
-        self.i2c.writeto(self.addr, line[: count + 1])
+        if count == _WIDTH:  # a whole page (a new screen): through views made once
+            self._line_data[:] = self._pages[page]  # copied in C
+            self.i2c.writeto(self.addr, self._line)
+        else:
+            line = self._line_view
+            line[1 : count + 1] = self._frame_view[base : base + count]  # copied in C
+            self.i2c.writeto(self.addr, line[: count + 1])
         self.bytes_sent += 4 + 1 + count
         self.writes += 2
 
