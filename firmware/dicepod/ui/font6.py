@@ -1,8 +1,7 @@
 """The 6×8 font: five columns (MONO_VLSB bytes) per character from " " to "~", made from the
 8×8 font by tools/font6.py (tests/test_font6.py checks it); a blank column follows each glyph.
 Pure. Drawn through dicepod.ui.draw.small, which imports this on first use; the RAM policy
-(dicepod.ram) drops it with the passing screens, so a game's screen pays for it only while it
-draws text in it.
+(dicepod.ram) then keeps it (nearly every screen draws with it).
 """
 
 import framebuf
@@ -44,7 +43,7 @@ _glyph = framebuf.FrameBuffer(_buffer, 5, 8, framebuf.MONO_VLSB)
 
 def text(canvas, s, x, y, c=1):
     """Draw s at x, y in ink c, 6 pixels a character. (The five columns are copied one
-    statement each, not in a loop: ~79 instead of ~105 us a character on the emulated Pico,
+    statement each, not in a loop: ~84 instead of ~106 us a character on the emulated Pico,
     and a list screen in this font draws ~150 of them.)"""
     table = _SMALL
     g = _buffer
