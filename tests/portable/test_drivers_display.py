@@ -294,3 +294,48 @@ def test_decoder_fast_path_equals_pixel_by_pixel():
         for inverted in (False, True):
             oled.inverted = inverted
             assert oled.image() == oled._image_general(bytearray(1024)), (kind, inverted)
+
+
+def test_native_6x8_text_is_font6s_pixels():
+    """The display's text6 (native code, dicepod.drivers.glyphs), which font6.text draws
+    through on the display, sets and clears the very pixels font6.text's own blits do: every
+    printable character, both inks, over a patterned background, clipped at every edge; a
+    character past "~" leaves it to Python."""
+    if framebuf is None:
+        skip("no framebuf: host/framebuf.py is not importable")
+    from dicepod.drivers import display
+    from dicepod.ui import font6
+
+    if display._text6 is None:
+        skip("no native code on this interpreter (CPython): the MicroPython run checks it")
+    d, _i2c, _oled = _make("ssd1306")
+    native = d.text6
+    taken = []
+
+    def spy(s, x, y, c, table):
+        done = native(s, x, y, c, table)
+        taken.append(done)
+        return done
+
+    d.text6 = spy
+    plain = bytearray(1024)
+    ref = framebuf.FrameBuffer(plain, 128, 64, framebuf.MONO_VLSB)  # no text6: Python blits
+    chars = "".join(chr(c) for c in range(32, 127))
+    rng = Seeded(11)
+    cases = [(chars[i : i + 20], 1 + (i % 7), (i * 5) % 60, i % 2) for i in range(0, 95, 19)]
+    cases += [("edge", 120, 60, 1), ("left", -9, 3, 0), ("up", 4, -5, 1), ("all off", 0, 70, 1)]
+    for _ in range(40):
+        text = "".join(chars[rng.randbelow(95)] for _ in range(1 + rng.randbelow(24)))
+        cases.append((text, rng.randbelow(150) - 12, rng.randbelow(80) - 10, rng.randbelow(2)))
+    for text, x, y, ink in cases:
+        for canvas in (d, ref):
+            canvas.fill(0)
+            canvas.fill_rect(0, 20, 128, 20, 1)  # lit band: dark ink shows there
+            canvas.rect(3, 2, 50, 50, 1)
+            font6.text(canvas, text, x, y, ink)
+        assert d.buffer == plain, (text, x, y, ink)
+    assert taken == [True] * len(cases)
+    for canvas in (d, ref):
+        canvas.fill(0)
+        font6.text(canvas, "caf\u00e9 ok", 2, 2, 1)  # past "~": drawn in Python ("?")
+    assert taken[-1] is False and d.buffer == plain

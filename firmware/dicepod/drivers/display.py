@@ -32,6 +32,11 @@ propagate before that, so the next show() sends the page again.
 import framebuf
 from micropython import const
 
+try:  # native code: not on a port without a native emitter (nor on CPython)
+    from dicepod.drivers.glyphs import text6 as _text6
+except Exception:
+    _text6 = None
+
 _WIDTH = const(128)
 _HEIGHT = const(64)
 _PAGES = const(8)  # 64 rows / 8 rows per page
@@ -115,6 +120,14 @@ class _OLED(framebuf.FrameBuffer):
         self.writes = 0  # I2C write transactions
         super().__init__(self.buffer, _WIDTH, _HEIGHT, framebuf.MONO_VLSB)
         self.init_display()
+
+    def text6(self, s, x, y, c, table):
+        """Draw s in the 6×8 font (table: dicepod.ui.font6's glyphs) at x, y in ink c (0 or 1)
+        in native code (dicepod.drivers.glyphs); False when it cannot (no native code here, a
+        character past "~", x or y far off the screen): the caller draws it in Python."""
+        if _text6 is None or not (-512 <= x < 512 and -512 <= y < 512):
+            return False
+        return _text6(self.buffer, s, table, (x + 512) | ((y + 512) << 10) | (c & 1) << 20) == 0
 
     # Commands --------------------------------------------------------------------------------
 

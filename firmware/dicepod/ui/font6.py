@@ -45,6 +45,9 @@ def text(canvas, s, x, y, c=1):
     """Draw s at x, y in ink c, 6 pixels a character. (The five columns are copied one
     statement each, not in a loop: ~84 instead of ~106 us a character on the emulated Pico,
     and a list screen in this font draws ~150 of them.)"""
+    fast = getattr(canvas, "text6", None)  # the Pico's display: native code (drivers.glyphs)
+    if fast is not None and fast(s, x, y, c, _SMALL):
+        return
     table = _SMALL
     g = _buffer
     blit = canvas.blit

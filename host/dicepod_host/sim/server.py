@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import dicepod_host
+from dicepod_host.deploy import native_code
 from dicepod_host.errors import UserError
 
 ROOT = Path(dicepod_host.__file__).resolve().parent.parent.parent
@@ -102,8 +103,8 @@ def _mpy_cross():
 def compile_mpy(rel: str, text: str) -> bytes | None:
     """Return the .mpy bytes of one firmware module (cached by content), or None."""
     tool = _mpy_cross()
-    if tool is None:
-        return None
+    if tool is None or native_code(text):
+        return None  # (native code, drivers/glyphs.py: the WebAssembly port has no emitter)
     data = text.encode("utf-8")
     key = hashlib.sha256(rel.encode() + b"\0" + data).hexdigest()[:24]
     cached = MPY_CACHE / (key + ".mpy")

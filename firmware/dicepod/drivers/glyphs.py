@@ -1,0 +1,69 @@
+"""The 6×8 font written straight into a MONO_VLSB frame buffer, in viper (native code).
+
+Driver (device only: the display driver, dicepod.drivers.display, offers it to the screens as
+its text6() method; dicepod.ui.font6 draws through it when the canvas has one, else in Python).
+It sets (ink 1) or clears (ink 0) each glyph column's lit pixels, shifted across the two pages
+a row of text straddles, clipped to the 128×64 screen: the same pixels as font6.text's blits
+(tests/portable/test_drivers_display.py compares them, and every frame of the emulated Pico's
+sessions equals CPython's). About 9 instead of 87 us a character on the emulated Pico (a list
+screen draws ~120 of them).
+
+Compiled for the machine it runs on: `dicepod deploy` and the emulated Pico give mpy-cross
+-march=armv6m for this file (dicepod_host.deploy.native_code), the unix-port tests x64; a port
+without a native emitter (the simulator's WebAssembly build) cannot import it, and the display
+driver then draws in Python.
+"""
+
+# ruff: noqa: F821
+# pyright: reportUndefinedVariable=false
+import micropython
+
+
+@micropython.viper
+def text6(buf, s, table, at: int) -> int:
+    """Draw the str s into buf (1,024 bytes: 8 pages of 128 columns) with the glyph table
+    (five MONO_VLSB bytes a character from " " to "~"); at packs x + 512, (y + 512) << 10 and
+    the ink << 20. Return 0, or -1 (nothing drawn) when s holds a character past "~"."""
+    n = int(len(s))
+    src = ptr8(s)
+    i = 0
+    while i < n:
+        if src[i] > 126:
+            return -1
+        i += 1
+    x = (at & 1023) - 512
+    y = ((at >> 10) & 1023) - 512
+    ink = (at >> 20) & 1
+    fb = ptr8(buf)
+    glyphs = ptr8(table)
+    page = y >> 3
+    shift = y & 7
+    low = page >= 0 and page < 8  # the glyph's top part lands on a page of the screen
+    high = shift != 0 and page >= -1 and page < 7  # and its bottom part on the next
+    top = page * 128
+    i = 0
+    while i < n:
+        code = src[i]
+        if code > 32:
+            base = (code - 32) * 5
+            col = 0
+            while col < 5:
+                cx = x + col
+                if cx >= 0 and cx < 128:
+                    bits = glyphs[base + col] << shift
+                    if low:
+                        k = top + cx
+                        if ink:
+                            fb[k] = fb[k] | (bits & 255)
+                        else:
+                            fb[k] = fb[k] & (255 ^ (bits & 255))
+                    if high:
+                        k = top + 128 + cx
+                        if ink:
+                            fb[k] = fb[k] | ((bits >> 8) & 255)
+                        else:
+                            fb[k] = fb[k] & (255 ^ ((bits >> 8) & 255))
+                col += 1
+        x += 6
+        i += 1
+    return 0
