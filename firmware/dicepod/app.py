@@ -97,6 +97,7 @@ class App:
             free = gc.mem_free()
             if free < _GC_ROOMY:
                 free = 0
+            ram.keep_passing(free > 0)  # room for the menus' and questions' code for good
             gc.threshold(free // _GC_BOOT if free else _GC_EVERY)
         session = self.session
         session.start(not self.safe)

@@ -11,6 +11,10 @@ dicepod.device) and is dropped from sys.modules when not in use, so its RAM goes
 - mode_loaded() names the mode modules loaded now (what a game opened now keeps: the session
   holds it as kept); unload(kept) drops every mode module but those.
 - forget(name) drops one module (the main menu under another screen, the crash module).
+- keep_passing(True) keeps the passing screens once loaded (the app sets it on a roomy heap):
+  opening a menu, a question or the settings again costs no import (the .mpy loader interns
+  every name a module holds, each through a linear search of the names interned so far) and
+  the return to the game no collection. A mode's code is dropped as before.
 """
 
 import gc
@@ -51,17 +55,30 @@ _PASSING = const(
 )
 
 
+_dropping = [True]  # the passing screens are dropped when not in use (keep_passing)
+
+
+def keep_passing(keep):
+    """Keep the passing screens' modules once imported (keep true: a roomy heap), or drop
+    them when not in use (the default)."""
+    _dropping[0] = not keep
+
+
 def _unloadable(name):
-    """True for a module that belongs to a mode or is passed through (_PASSING)."""
+    """True for a module that belongs to a mode or is passed through (_PASSING, unless they
+    are kept: keep_passing)."""
     if name in _KEEP:
         return False
     if name in _PASSING:
-        return True
+        return _dropping[0]
     return name.startswith("dicepod.rules.") or name.startswith("dicepod.ui.")
 
 
 def forget(name):
-    """Drop a module from sys.modules and from its package (its RAM goes when unused)."""
+    """Drop a module from sys.modules and from its package (its RAM goes when unused); a
+    passing screen's stays while they are kept (keep_passing)."""
+    if name in _PASSING and not _dropping[0]:
+        return
     sys.modules.pop(name, None)
     cut = name.rfind(".")
     parent = sys.modules.get(name[:cut])

@@ -309,6 +309,37 @@ def test_the_main_menu_is_in_ram_only_while_it_is_the_top_screen():
     assert screen.title == "dicepod: tests"  # the game in progress in the title bar
 
 
+def test_on_a_roomy_heap_the_passing_screens_code_stays():
+    """With room to spare (App.start: ram.keep_passing on a heap of 128 KB free or more, a
+    Pico's) the menus' code stays once loaded: the next open imports nothing and the return
+    to the game collects nothing. A mode's code still goes with its game."""
+    import sys
+
+    from dicepod import ram
+
+    app = _app()  # (start() decides by the heap it finds: small in the test runs)
+    ram.keep_passing(True)
+    try:
+        menu(app, "Settings")
+        assert "dicepod.ui.menu" in sys.modules  # the main menu's, under another screen
+        press(app, BACK)
+        menu(app, "free")
+        hold(app, OK)
+        assert top(app) == "GameMenu"
+        press(app, BACK)
+        assert top(app) == "FreeRoll"
+        assert "dicepod.ui.gamemenu" in sys.modules and "dicepod.ui.settings" in sys.modules
+        press(app, BACK)
+        menu(app, "tests")
+        assert top(app) == "TestsScreen"
+        assert "dicepod.ui.free" not in sys.modules  # the other mode's screens went
+    finally:
+        ram.keep_passing(False)
+    press(app, BACK)
+    menu(app, "Settings")
+    assert "dicepod.ui.menu" not in sys.modules  # dropped again by default
+
+
 def _shows(app):
     """Record the frame at every show() of app's display; return the list it fills."""
     frames = []
