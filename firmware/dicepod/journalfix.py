@@ -146,7 +146,7 @@ def meta_fields(line, count):
     cut = line.rfind(b" ")
     if cut < 0 or len(line) - cut != 10:
         raise ValueError("no checksum")
-    if (" %08x\n" % journal.checksum(line[:cut])).encode() != line[cut:]:
+    if journal.crc_tail(line[:cut]) != line[cut:]:
         raise ValueError("bad checksum")
     parts = line[:-1].decode().split(" ")
     if len(parts) != count:
@@ -357,7 +357,7 @@ def fields(line):
     time and the garbage of decode() per line on a Pico. Raise ValueError("bad line")."""
     cut = line.rfind(b" ")
     body = line[:cut]
-    if cut < 0 or (" %08x\n" % journal.checksum(body)).encode() != line[cut:]:
+    if cut < 0 or journal.crc_tail(body) != line[cut:]:
         raise ValueError("bad line")
     parts = body.split(b" ")
     if len(parts) != 5 or parts[4][:2] != b'["':
@@ -514,7 +514,7 @@ def room(log, force):
 def meta_line(fields):
     """Return a header or break line: the fields joined by spaces, then their CRC-32."""
     body = " ".join(fields).encode()
-    return body + (" %08x\n" % journal.checksum(body)).encode()
+    return body + journal.crc_tail(body)
 
 
 def _id_hex(text):
@@ -524,7 +524,7 @@ def _id_hex(text):
 def encode(seq, game, ms, event, prev):
     """Return the journal line (bytes ending in b"\\n") for one event."""
     body = journal.body_bytes(seq, game, ms, prev, journal.canonical(event))
-    return body + (" %08x\n" % journal.checksum(body)).encode()
+    return body + journal.crc_tail(body)
 
 
 def effective(events):
