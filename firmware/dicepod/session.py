@@ -10,7 +10,8 @@ screens and the loop; the screens reach the session as app.session and use these
   flush).
 - undo(): append ("undo", ()) (one more per crash record after the last move) and fold the game
   again from the journal; False (and a toast saying so) when the game has nothing to undo.
-- new_game(mode): journal ("new_game", (mode,)) and the mode's settings and fold them.
+- new_game(mode): journal ("new_game", (mode,)) and the mode's settings and fold them (like
+  play(), after the frame while `hold` is set: a mode's settings are a line each).
 - release_game() / ensure_game(): drop the current game and its modules from RAM while another
   mode's settings are shown / fold it again from the journal.
 - setting(key), spec(key), group(name), change_setting(key, value): the players' settings
@@ -32,7 +33,7 @@ from micropython import const
 from dicepod import journal as journal_module
 from dicepod import ram, replay
 from dicepod.rules import modes
-from dicepod.settings import Settings, encode, load, spec_index
+from dicepod.settings import Settings, encode, load, spec_index, spec_keys
 
 # The settings group of the device itself (dicepod.device.SETTINGS).
 _DEVICE = const("device")
@@ -67,7 +68,8 @@ class Session:
         self.last_event = None  # and the event itself (screens name what just happened)
         self.trailing = 0  # app events (crash records) after the last game event
         self.hold = False  # play() leaves its append to flush() (set by the app's loop pass)
-        self.pending = []  # (ms, event) played, not yet in the journal (see flush)
+        self.pending = []  # (ms, event) played, not yet in the journal (see flush); a new
+        # game's: (ms, None, (mode, its specs, its values by position))
         self.messages = []  # lines to show once the app has started
         self.messages.extend(getattr(board, "notices", ()))
 
@@ -109,15 +111,17 @@ class Session:
     def mode_settings(self, module):
         """Return a Settings for a mode module with the players' values; a stored value
         outside its range is dropped (default again) with a message."""
-        settings = Settings(module.SETTINGS)
-        for spec in module.SETTINGS:
-            key = spec[0]
-            if key in self.values:
+        specs = module.SETTINGS
+        settings = Settings(specs)
+        values = self.values
+        for key in sorted(values):  # the players' few values, not every spec of the mode
+            index = spec_index(specs, key)
+            if index >= 0:
                 try:
-                    settings.set(key, self.values[key])
+                    settings.set(key, values[key])
                 except ValueError:
-                    del self.values[key]
-                    self.toast("%s: back to default" % spec[4])
+                    del values[key]
+                    self.toast("%s: back to default" % specs[index][4])
         return settings
 
     def setting(self, key):
@@ -235,24 +239,37 @@ class Session:
         # The rules, then the screens' code, before the game's small objects: one big load
         # after another leaves the heap less fragmented.
         module = ram.load(mode, True)
-        settings = self.mode_settings(module)
-        self.record(("new_game", (mode,)))
+        specs = module.SETTINGS
+        slots = self.mode_settings(module).slots
+        if self.hold:  # one entry for the lot, written after the frame (see flush)
+            self.pending.append((self.ms, None, (mode, specs, slots)))
+        else:
+            self._journal_new_game(self.ms, mode, specs, slots)
         self.mode = mode
-        game = module.Game(Settings(module.SETTINGS))
+        game = module.Game(Settings(specs))
         self.game = game
         game.apply(("new_game", (mode,)))
         slot = 0
-        for spec in module.SETTINGS:
-            value = settings.slots[slot]
+        for key in spec_keys(specs):
+            value = slots[slot]
             slot += 1
             if value is not None:
-                event = ("set", (spec[0], value))
-                game.apply(event)
-                self.record(event)
+                game.apply(("set", (key, value)))
         self.moves = 0
         self.trailing = 0
         self.last_kind = "new_game"
         self.last_event = None
+
+    def _journal_new_game(self, ms, mode, specs, slots):
+        """Journal a new game of mode and its settings (slots: the values by spec position),
+        a line each: 57 for Rise of the Orks."""
+        self.record(("new_game", (mode,)), ms)
+        slot = 0
+        for key in spec_keys(specs):
+            value = slots[slot]
+            slot += 1
+            if value is not None:
+                self.record(("set", (key, value)), ms)
 
     def record(self, event, ms=-1):
         """Append an event to the journal (after those play() left pending) at ms (-1: now)
@@ -284,10 +301,7 @@ class Session:
         if beeper is not None:
             beeper.before(self.mode, game)
         game.apply(event)
-        if self.hold:
-            self.pending.append((self.ms, event))
-        else:
-            self.record(event)
+        self.write(event)
         kind = event[0]
         if beeper is not None:
             beeper.after(kind, self.mode, game)
@@ -297,6 +311,13 @@ class Session:
         if kind != "new_game" and kind != "set":
             self.moves += 1
         self.changed()
+
+    def write(self, event):
+        """Journal an event now, or after the pass's frame while hold is set (see flush)."""
+        if self.hold:
+            self.pending.append((self.ms, event))
+        else:
+            self.record(event)
 
     def flush(self):
         """Write the events play() left pending (see hold) to the journal, in order; False
@@ -312,8 +333,11 @@ class Session:
             return True
         self.pending = []
         try:
-            for ms, event in pending:
-                self.record(event, ms)
+            for item in pending:
+                if item[1] is None:  # a new game: (ms, None, (mode, specs, slots))
+                    self._journal_new_game(item[0], *item[2])
+                else:  # (ms, event)
+                    self.record(item[1], item[0])
         except ValueError:  # no room: record() folded the game again without it
             self.toast("Flash full")
             return False

@@ -18,6 +18,14 @@ class MissingValue(Exception):
     """A value the game needs and the player has not entered yet (args[0] = key, [1] = label)."""
 
 
+def spec_keys(specs):
+    """Return the keys of specs in order (a tuple of specs, or Specs: keys() decodes nothing
+    else)."""
+    if isinstance(specs, (tuple, list)):
+        return [spec[0] for spec in specs]
+    return specs.keys()
+
+
 def spec_index(specs, key):
     """Return the position of key in specs (a tuple of specs, or Specs), or -1."""
     if not isinstance(specs, (tuple, list)):
@@ -70,13 +78,17 @@ class Settings:
 
     def set(self, key, value):
         """Set key to an int inside its range; raise ValueError otherwise."""
-        index = spec_index(self.specs, key)
-        if index < 0:
+        specs = self.specs
+        if isinstance(specs, (tuple, list)):
+            index = spec_index(specs, key)
+            found = (index, specs[index][2], specs[index][3]) if index >= 0 else None
+        else:
+            found = specs.limits(key)  # dicepod.rules.specs.Specs: three fields decoded
+        if found is None:
             raise ValueError("unknown setting %s" % key)
-        if value is not None:
-            spec = self.specs[index]
-            if not isinstance(value, int) or not spec[2] <= value <= spec[3]:
-                raise ValueError("%s must be %d..%d" % (key, spec[2], spec[3]))
+        index, low, high = found
+        if value is not None and (not isinstance(value, int) or not low <= value <= high):
+            raise ValueError("%s must be %d..%d" % (key, low, high))
         self.slots[index] = value
 
 

@@ -12,8 +12,10 @@ def _spec(line):
 class Specs:
     """Setting specs as text, one a line: `key default low high label` (default `-` = None,
     ask the player); every line ends with a newline. Reads like a tuple of 5-tuples (iterate,
-    index, len), each spec decoded when asked for. Why: on the unix port a tuple of 58 specs
-    of strings holds ~15 KB of heap, the same specs as one text ~2.7 KB."""
+    index, len), each spec decoded when asked for; keys() and limits() decode less (each
+    string made costs MicroPython a search of the names interned so far). Why: on the unix
+    port a tuple of 58 specs of strings holds ~15 KB of heap, the same specs as one text
+    ~2.7 KB."""
 
     def __init__(self, text):
         self.text = text
@@ -48,7 +50,8 @@ class Specs:
 
     def defaults(self):
         """Return a list of every spec's default (None for `-`), decoding only that field: a
-        Game's Settings start from it on every fold (and undo) without building the specs."""
+        Game's Settings start from it on every fold, undo and new game without building the
+        specs."""
         text = self.text
         out = []
         start = 0
@@ -59,14 +62,40 @@ class Specs:
             start = text.find("\n", end) + 1
         return out
 
+    def keys(self):
+        """Iterate the keys alone (one string a spec, not five: a new game journals every
+        setting's key and value)."""
+        text = self.text
+        start = 0
+        while start < len(text):
+            yield text[start : text.find(" ", start)]
+            start = text.find("\n", start) + 1
+
+    def limits(self, key):
+        """Return (index, low, high) of key's spec, or None (unknown key), decoding those
+        fields only: a setting is checked against them on every change and every fold."""
+        at = self._line(key)
+        if at < 0:
+            return None
+        text = self.text
+        at = text.find(" ", text.find(" ", at) + 1) + 1  # past key and default
+        mid = text.find(" ", at)
+        low, high = int(text[at:mid]), int(text[mid + 1 : text.find(" ", mid + 1)])
+        return text.count("\n", 0, at), low, high
+
     def index(self, key):
         """Return the position of key's spec, or -1 (no string is built)."""
+        at = self._line(key)
+        return self.text.count("\n", 0, at) if at >= 0 else -1
+
+    def _line(self, key):
+        """Return the offset of key's line in the text, or -1."""
         if not isinstance(key, str) or not key or " " in key or "\n" in key:
             return -1
         text = self.text
         at = text.find(key)
         while at >= 0:
             if (at == 0 or text.startswith("\n", at - 1)) and text.startswith(" ", at + len(key)):
-                return text.count("\n", 0, at)
+                return at
             at = text.find(key, at + 1)
         return -1
