@@ -289,11 +289,13 @@ class Session:
             self.usb.on_entry(line)
         return line
 
-    def play(self, event):
+    def play(self, event, tell=True):
         """Fold a user-visible event into the game and journal it. An illegal event raises
         ValueError (MissingValue for a value not entered) and nothing is written: the rules
         leave the game as it was (dicepod.replay), so it is kept, not read again from the
-        flash. (Any other exception is a crash: the app restarts from the journal.)"""
+        flash. (Any other exception is a crash: the app restarts from the journal.) tell
+        false: the app is not told (changed()), for all but the last of a move's events (a
+        screen rebuilds its texts, and the Tests screen its odds, once, not ten times)."""
         game = self.game
         if game is None:
             raise ValueError("no game")
@@ -310,7 +312,8 @@ class Session:
         self.trailing = 0
         if kind != "new_game" and kind != "set":
             self.moves += 1
-        self.changed()
+        if tell:
+            self.changed()
 
     def write(self, event):
         """Journal an event now, or after the pass's frame while hold is set (see flush)."""

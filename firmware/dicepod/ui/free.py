@@ -111,7 +111,8 @@ class FreeRoll(Screen):
         while batch and self.left:
             self.left -= 1
             batch -= 1
-            app.session.play(free.roll(app.session.game, app.randbelow))
+            # the app told once a batch (the last roll's): the status is built once
+            app.session.play(free.roll(app.session.game, app.randbelow), not batch or not self.left)
         self.update(app)
         return None
 

@@ -207,8 +207,9 @@ class TestsScreen(Screen):
             events = tn.reroll_failures(game, rand)
             if not events:
                 app.show_toast("No failed dice")
-            for event in events:
-                app.session.play(event)
+            last = len(events) - 1
+            for i in range(len(events)):
+                app.session.play(events[i], i == last)  # the screen rebuilt once
         elif action == _REROLL_ONE:
             if not game.n_dice:
                 raise ValueError("roll first")
