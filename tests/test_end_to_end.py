@@ -92,6 +92,23 @@ def _wait_count(db, n, deadline):
     raise AssertionError("database stuck at %d events, wanted %d" % (_count(db), n))
 
 
+def _wait_heard(db, since, deadline):
+    """Wait until a logger started at `since` (time.time()) has stored a device's hello: it
+    is running, so a Ctrl-C now tests its shutdown, not Python's start-up."""
+    while time.monotonic() < deadline:
+        con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=1)
+        try:
+            seen = con.execute("SELECT MAX(seen) FROM heads").fetchone()[0]
+        except sqlite3.OperationalError:
+            seen = None
+        finally:
+            con.close()
+        if seen is not None and seen >= since:
+            return
+        time.sleep(0.05)
+    raise AssertionError("no logger heard the device since %.1f" % since)
+
+
 def _stop(proc):
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
@@ -179,7 +196,7 @@ def test_unplugged_while_the_device_plays_on_backfills_from_its_journal(tmp_path
     (never stalling), and the next logger gets them back from the journal with `since N`."""
     deadline = time.monotonic() + TIMEOUT
     script = tmp_path / "rolls.txt"
-    script.write_text("DOWN 4\nOK\nOK 500\n")
+    script.write_text("DOWN 4\nOK\nOK 900\n")  # ~120 KB: past any pty buffer
     flash = tmp_path / "flash"
     db = tmp_path / "log.db"
     emu = _dicepod("emulate", "--script", str(script), "--linger", "6", "--flash", str(flash))
@@ -194,8 +211,10 @@ def test_unplugged_while_the_device_plays_on_backfills_from_its_journal(tmp_path
         assert _stop(log1) == 0  # unplugged early in the game
         done = _wait_line(err, "emulate: ", deadline, seen)
         last_seq = int(done.split("journal seq ")[1].split(",")[0])
+        started = time.time()
         log2 = _dicepod("log", "--port", port, "--db", str(db), "--quiet")
         _wait_count(db, last_seq, deadline)
+        _wait_heard(db, started, deadline)  # log1 may have backfilled it all already
         assert _stop(log2) == 0
         usb = _wait_line(err, "emulate: usb", deadline, seen)
         dropped = int(usb.split("dropped ")[1])
@@ -207,7 +226,7 @@ def test_unplugged_while_the_device_plays_on_backfills_from_its_journal(tmp_path
                 proc.kill()
                 proc.wait()
     lines = journal_event_lines(flash)
-    assert len(lines) == last_seq >= 500
+    assert len(lines) == last_seq >= 900
     con = sqlite3.connect(db)
     rows = con.execute("SELECT seq, prev FROM events ORDER BY seq").fetchall()
     con.close()
