@@ -164,7 +164,7 @@ def _events(journal):
     return [line.split(b" ")[4] for line in journal.splitlines()]
 
 
-def bench_lockstep(rec, modes):
+def bench_lockstep(rec, modes, listing=False):
     """The scripted sessions tick for tick (tests/pico_lockstep.py), so every tree plays the
     same presses on the same screens: per press, the emulated time from the start of the loop
     pass that answers it (the first tick whose frame differs on CPython) to the last I2C byte
@@ -200,7 +200,7 @@ def bench_lockstep(rec, modes):
             starts.append(pico.now_ns)
             same = same and pico.frame() == rec.frames[end]
             writes = [e for e in pico.events("i2c", since_ns=starts[0]) if e["addr"] == 0x3C]
-            lat, firsts, nbytes, no_frame, worst = [], [], [], 0, (0.0, "")
+            lat, firsts, nbytes, no_frame, worst, rows = [], [], [], 0, (0.0, ""), []
             presses = presses_of(rec, first, end)
             for n, (tick, mask, _hold) in enumerate(presses):
                 until = presses[n + 1][0] if n + 1 < len(presses) else end
@@ -220,8 +220,11 @@ def bench_lockstep(rec, modes):
                 lat.append(ms)
                 firsts.append((_burst_end(data) - t0) / 1e6)
                 nbytes.append(sum(len(e["data"]) for e in mine))
+                shows = "%s %s -> %s" % (NAMES[mask], rec.screens[k], rec.screens[k + 1])
                 if ms > worst[0]:
-                    worst = (ms, "%s %s -> %s" % (NAMES[mask], rec.screens[k], rec.screens[k + 1]))
+                    worst = (ms, shows)
+                if listing:
+                    rows.append((ms, firsts[-1], nbytes[-1], shows))
             print(
                 "  %-8s %6d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f  %-34s %9.0f %8d%s"
                 % (
@@ -240,6 +243,8 @@ def bench_lockstep(rec, modes):
                 ),
                 flush=True,
             )
+            for n, (ms, first_ms, count, shows) in enumerate(rows):
+                print("    %3d %7.1f %7.1f %5d B  %s" % (n + 1, ms, first_ms, count, shows))
         journal, _ = ps.journal_of(pico)
         same = same and journal == rec.journal[: rec.sizes[rec.marks[modes[-1]][1]]]
         print(
@@ -326,6 +331,9 @@ def main(argv):
     parser.add_argument("--heap", action="store_true", help="also bisect the smallest heaps")
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
     parser.add_argument("--skip", default="", help="parts to skip: boot,idle,press,real")
+    parser.add_argument(
+        "--list", action="store_true", help="every press of the lockstep pass: ms, 1st, bytes"
+    )
     args = parser.parse_args(argv)
     if find_rp2() is None:
         print("bench_pico: skipped (no UF2 / boot ROM: set DICEPOD_RP2)")
@@ -342,7 +350,7 @@ def main(argv):
         bench_idle()
     start = None
     if "press" not in skip:
-        start = bench_lockstep(rec, modes)
+        start = bench_lockstep(rec, modes, args.list)
     if "real" not in skip:
         bench_presses(rec, modes)
     if args.heap:

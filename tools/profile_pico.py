@@ -6,12 +6,12 @@ Prints the functions by share of samples, and the share of whole subsystems (the
 the garbage collector, LittleFS, SHA-256, I2C, ...).
 
     .venv/bin/python tools/profile_pico.py [--modes battle] [--every 200] [--top 40] [--heap KB]
-    .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--every 200] [--top 40]
+    .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--current 100] [--every 200]
 
 --heap leaves the app that many KB of heap (a ballast takes the rest, as the suite's heap gate
 does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first
 frame) with a journal of that many events, or a full flash, written on the flash first
-(tools/bench_journal.py's segments).
+(tools/bench_journal.py's segments), the last --current of them a game in progress.
 """
 
 import argparse
@@ -76,6 +76,9 @@ def main(argv):
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--heap", type=int, help="KB of heap left to the app (a ballast)")
     parser.add_argument("--boot", help="events in the journal (or 'full'): profile the boot")
+    parser.add_argument(
+        "--current", type=int, default=100, help="with --boot: events of the game in progress"
+    )
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
     addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
@@ -109,7 +112,9 @@ def profile_boot(args, addrs, names):
     from bench_journal import FULL_BYTES, journal_files
 
     full = args.boot == "full"
-    files, n = journal_files(None if full else int(args.boot), FULL_BYTES if full else None)
+    files, n = journal_files(
+        None if full else int(args.boot), FULL_BYTES if full else None, current=args.current
+    )
     with Pico(files=files, usb="events") as pico:
         pico.profile(args.every)
         ms = pico.run_until_frame(max_ms=30_000)

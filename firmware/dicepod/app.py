@@ -45,11 +45,6 @@ _GC_SHARE = const(12)
 _GC_ROOMY = const(131072)
 # ... and every half of it while the session starts (see start()).
 _GC_BOOT = const(2)
-# A loop pass with nothing to do after a frame collects the garbage once this much was
-# allocated since the last such collection (see step()): nearly every frame's. At 2 KB a run
-# of cheap presses (a list's cursor) piled up garbage until the threshold's collection fell
-# in a press: 15 of a Battle Game's 81 presses, ~15 ms each on the emulated Pico.
-_TIDY = const(256)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
@@ -72,8 +67,8 @@ class App:
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
         self.safe = False  # started without the game after a crash loop
         self.dirty = True
-        # gc.mem_alloc() above which an idle pass collects; negative: not until a frame was
-        # shown (step()); 0: never (not MicroPython, or a heap under _GC_ROOMY at start)
+        # The idle collection after a frame (step()): 1 armed (a frame was shown), -1 not
+        # until the next frame, 0 never (not MicroPython, or a heap under _GC_ROOMY at start)
         self.tidy = 0
 
     # -- start-up --------------------------------------------------------------------------
@@ -104,7 +99,7 @@ class App:
         if free:
             gc.threshold(free // _GC_SHARE)
             # (a small heap collects every 4 KB already: no idle collections on top)
-            self.tidy = -gc.mem_alloc() - _TIDY
+            self.tidy = -1
         del self.stack[:]
         self.stack.append(ui.Screen())
         if session.game is not None:
@@ -217,16 +212,20 @@ class App:
         if usb is not None:
             usb.tick(dt_ms)
         # The garbage of the last presses goes in a pass with nothing to do and no button
-        # held (a collection marks the whole live heap: ~20 ms on the emulated Pico), so
+        # held (a collection marks the whole live heap: ~17 ms on the emulated Pico), so
         # that the threshold's collections seldom fall in the pass that answers a press.
-        # Once after a frame: an idle screen's passes do not collect again and again.
+        # Once after each frame: an idle screen's passes do not collect again and again.
+        # (Not "once a few hundred bytes were allocated": gc.mem_alloc() walks the whole heap's
+        # block table, 8.6 ms on the emulated Pico, half a collection. When the rule was 2 KB,
+        # a run of cheap presses, a list's cursor at ~300 B each, piled up garbage until the
+        # threshold's collection fell in a press: 15 of a Battle Game's 81 presses.)
         tidy = self.tidy
         if pressed:
             if tidy < 0:
-                self.tidy = -tidy  # armed: the next idle pass past it collects
-        elif tidy > 0 and not self.board.buttons.state and gc.mem_alloc() > tidy:
+                self.tidy = 1  # armed: the next idle pass collects
+        elif tidy > 0 and not self.board.buttons.state:
             gc.collect()
-            self.tidy = -gc.mem_alloc() - _TIDY  # disarmed until the next frame
+            self.tidy = -1  # disarmed until the next frame
 
     def button(self, code):
         """Send one button to the top screen (long BACK in a game = undo). Outside a game no
