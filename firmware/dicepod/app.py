@@ -43,8 +43,8 @@ _GC_EVERY = const(4096)
 # ... or every twelfth of the free heap when at least this much is free at start.
 _GC_SHARE = const(12)
 _GC_ROOMY = const(131072)
-# ... and every half of it while the session starts (see start()).
-_GC_BOOT = const(2)
+# ... and every three quarters of it while the session starts (see start()).
+_GC_BOOT_QUARTERS = const(3)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
@@ -86,14 +86,17 @@ class App:
             # twelfth of the free heap instead: each marks the whole live heap, and every 4 KB
             # they took 30 % of a press's cycles on the emulated Pico (tools/profile_pico.py).
             # While the session starts (recovery and the fold decode many lines, short-lived
-            # garbage) a collection every half of the free heap: a full collection marks the
-            # whole live heap, about 20 ms on the emulated Pico, and every twelfth made it a
-            # third of the boot (tools/bench_journal.py --pico).
+            # garbage) a collection every three quarters of the free heap: a full collection
+            # marks the whole live heap, ~17 ms on the emulated Pico; every twelfth made them a
+            # third of the boot, every half one more than this in a long game's (18 ms of the
+            # 1.0 s with a full flash and a game of 300 events: tools/bench_pico.py). Not the
+            # whole free heap: the garbage goes before it fills, low in the heap, so the code
+            # and the game loaded next find whole blocks (see above).
             free = gc.mem_free()
             if free < _GC_ROOMY:
                 free = 0
             ram.keep_passing(free > 0)  # room for the menus' and questions' code for good
-            gc.threshold(free // _GC_BOOT if free else _GC_EVERY)
+            gc.threshold(free // 4 * _GC_BOOT_QUARTERS if free else _GC_EVERY)
         session = self.session
         session.start(not self.safe)
         if free:

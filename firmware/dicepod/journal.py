@@ -338,23 +338,32 @@ class Journal:
             start = 0
             lines = self.storage.lines(name, offset)
             try:
+                # (every line of a fold passes here: its first byte read as an int, its seq in
+                # place, no max(): fewer objects and calls a line)
                 for line in lines:
                     at = offset
                     offset += len(line)
-                    tag = line[:1]
-                    if tag == b"@":
+                    tag = line[0] if line else 0
+                    if tag == 64:  # "@", a header
                         continue
-                    seq = seq_of(line)
-                    if tag == b"!":  # a break line "! FROM TO PREV CRC": lost up to TO
+                    if tag == 33:  # "!", a break line "! FROM TO PREV CRC": lost up to TO
                         parts = line.split(b" ")
                         if len(parts) == 5 and parts[2].isdigit():
-                            top = max(top, int(parts[2]))
+                            seq = int(parts[2])
+                            if seq > top:
+                                top = seq
                         yield name, at, line
-                    elif seq < 0:  # damaged
+                        continue
+                    try:
+                        seq = int(line[: line.find(b" ")])
+                    except ValueError:
+                        seq = -1
+                    if seq < 0:  # damaged
                         yield name, at, line
                     elif seq > last:
                         last = seq
-                        top = max(top, seq)
+                        if seq > top:
+                            top = seq
                         yield name, at, line
             finally:
                 close = getattr(lines, "close", None)
@@ -377,6 +386,7 @@ class Journal:
         if not self.game_seg or not limit:
             return
         n = 0
+        current = self.game
         for seg, _offset, line in self.lines(0, self.game_seg, self.game_start):
             try:
                 game, event = game_event(line)
@@ -384,7 +394,7 @@ class Journal:
                 if seg != self.seg and line[:1] != b"!":
                     self.bad = seg  # damage in an older segment (journalfix.check mends it)
                 continue
-            if game != self.game:
+            if game != current:
                 continue
             yield event
             n += 1
@@ -392,15 +402,18 @@ class Journal:
                 return
 
     def game_events(self):
-        """Iterate the current game's effective events (undo applied), streamed from storage.
+        """Return an iterator over the current game's effective events (undo applied),
+        streamed from storage. Without an undo, the raw events' own generator (one generator
+        less a line: ~25 us on the emulated Pico).
 
         RAM: one byte per raw event of the current game, and only when it has an undo.
         """
         limit = self.game_length  # a snapshot: events appended meanwhile are not included
         if not self.game_undos:
-            for event in self._game_entries(limit):
-                yield event
-            return
+            return self._game_entries(limit)
+        return self._effective(limit)
+
+    def _effective(self, limit):
         # Pass 1: the undo rule over the raw events' kinds (dicepod.replay: one byte an
         # event); pass 2: stream the survivors.
         marks = keep(event[0] for event in self._game_entries(limit))

@@ -76,7 +76,24 @@ def mend(log, seg, plan, silent):
     split again, or cut at the end); keep the damaged bytes aside and say so, unless all it
     is is a torn last line."""
     storage = log.storage
-    data = bytearray()
+    # The mended segment is built in one block of its final size, written as it is: a
+    # bytearray grown line by line (moved as it grows) and then copied to bytes took a few
+    # times the segment in RAM, in pieces a fragmented heap may not have (a MemoryError of
+    # ~8 KB on the unix port's Pico-sized heap). A first pass counts the bytes.
+    size = 0
+    for start, end, mark in plan:
+        size += (len(mark) if mark is not None else 0) - (end - start)
+    lines = storage.lines(seg)
+    try:
+        for line in lines:
+            size += len(line)
+    finally:
+        close = getattr(lines, "close", None)
+        if close:
+            close()
+    data = bytearray(size)
+    view = memoryview(data)
+    at = 0
     damaged = bytearray()
     offset = 0
     k = 0
@@ -85,18 +102,22 @@ def mend(log, seg, plan, silent):
         for line in lines:
             while k < len(plan) and offset >= plan[k][1]:
                 k += 1
+            piece = line
             if k < len(plan) and offset >= plan[k][0]:
                 damaged.extend(line)
+                piece = None
                 if offset + len(line) == plan[k][1] and plan[k][2] is not None:
-                    data.extend(plan[k][2])
-            else:
-                data.extend(line)
+                    piece = plan[k][2]
+            if piece is not None:
+                view[at : at + len(piece)] = piece
+                at += len(piece)
             offset += len(line)
     finally:
         close = getattr(lines, "close", None)
         if close:
             close()
-    storage.write(seg, bytes(data))
+    view = None
+    storage.write(seg, data if at == size else data[:at])
     log.seg_size = len(data)  # (the last segment's size, when it is the last one mended)
     cut = plan[-1][2] is None
     if cut:
