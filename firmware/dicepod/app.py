@@ -40,8 +40,8 @@ _CRASH_WINDOW_MS = const(10000)
 _TRACE_CHARS = const(600)
 # Bytes allocated between garbage collections (MicroPython's gc.threshold; see start()).
 _GC_EVERY = const(4096)
-# ... or every twelfth of the free heap when at least this much is free at start.
-_GC_SHARE = const(12)
+# ... or every quarter of the free heap when at least this much is free at start.
+_GC_SHARE = const(4)
 _GC_ROOMY = const(131072)
 # ... and every three quarters of it while the session starts (see start()).
 _GC_BOOT_QUARTERS = const(3)
@@ -83,8 +83,12 @@ class App:
             # mode's code finds whole blocks when it loads (fragmentation, not size, used to
             # decide the smallest heap).
             # With room to spare (a Pico's whole heap, ~190 KB free here) a collection every
-            # twelfth of the free heap instead: each marks the whole live heap, and every 4 KB
-            # they took 30 % of a press's cycles on the emulated Pico (tools/profile_pico.py).
+            # quarter of the free heap instead: each marks the whole live heap (~20 ms on the
+            # emulated Pico), and every 4 KB they took 30 % of a press's cycles. The garbage
+            # of ordinary presses goes in the idle pass after each frame (step()), so these
+            # fall only in presses that allocate a lot (a mode's code loading, an undo's fold):
+            # at every twelfth, two or three each (Battle Game's undo 433 -> 275 ms, its p95
+            # 65 -> 47 ms at a quarter: tools/bench_pico.py).
             # While the session starts (recovery and the fold decode many lines, short-lived
             # garbage) a collection every three quarters of the free heap: a full collection
             # marks the whole live heap, ~17 ms on the emulated Pico; every twelfth made them a
