@@ -155,7 +155,7 @@ VALUE_NAMES = (("orks.real_draws", ("No", "Yes")),)
 # box holds at most BOX[kind] tokens of a kind. One spec a line: key default low high label
 # (see dicepod.rules.specs; `-` = no default). The order is what the indexes above use.
 SETTINGS = Specs(
-    """\
+    b"""\
 orks.command_magmus - 1 20 Magmus Command
 orks.command_stormheart - 1 20 Stormheart Command
 orks.command_lucian - 1 20 Lucian Command

@@ -4,9 +4,10 @@ tuple of specs: same reading, a fraction of the RAM."""
 
 
 def _spec(line):
-    """Decode one Specs line into (key, default, low, high, label)."""
-    key, default, low, high, label = line.split(" ", 4)
-    return (key, None if default == "-" else int(default), int(low), int(high), label)
+    """Decode one Specs line (bytes) into (key, default, low, high, label)."""
+    key, default, low, high, label = line.split(b" ", 4)
+    default = None if default == b"-" else int(default)
+    return (key.decode(), default, int(low), int(high), label.decode())
 
 
 class Specs:
@@ -15,22 +16,25 @@ class Specs:
     index, len), each spec decoded when asked for; keys() and limits() decode less (each
     string made costs MicroPython a search of the names interned so far). Why: on the unix
     port a tuple of 58 specs of strings holds ~15 KB of heap, the same specs as one text
-    ~2.7 KB."""
+    ~2.7 KB. The text is kept as bytes (a str is encoded once): MicroPython finds and slices
+    a str by character, walking it from its start each time, so decoding Rise of the Orks's
+    57 specs from a 2,446-character str took ~250 ms of a new game on the emulated Pico
+    (str_index_to_ptr, utf8_ptr_to_index: tools/profile_pico.py); bytes index directly."""
 
     def __init__(self, text):
-        self.text = text
+        self.text = text.encode() if isinstance(text, str) else text
 
     def __len__(self):
-        return self.text.count("\n")
+        return self.text.count(b"\n")
 
     def __iter__(self):
         text = self.text
         start = 0
-        end = text.find("\n")
+        end = text.find(b"\n")
         while end >= 0:
             yield _spec(text[start:end])
             start = end + 1
-            end = text.find("\n", start)
+            end = text.find(b"\n", start)
 
     def __getitem__(self, index):
         text = self.text
@@ -40,10 +44,10 @@ class Specs:
             raise IndexError("spec index")
         start = 0
         for _ in range(index):
-            start = text.find("\n", start) + 1
+            start = text.find(b"\n", start) + 1
             if not 0 < start < len(text):
                 raise IndexError("spec index")
-        end = text.find("\n", start)
+        end = text.find(b"\n", start)
         if end < 0:
             raise IndexError("spec index")
         return _spec(text[start:end])
@@ -56,10 +60,10 @@ class Specs:
         out = []
         start = 0
         while start < len(text):
-            at = text.find(" ", start) + 1
-            end = text.find(" ", at)
-            out.append(None if text.startswith("-", at) else int(text[at:end]))
-            start = text.find("\n", end) + 1
+            at = text.find(b" ", start) + 1
+            end = text.find(b" ", at)
+            out.append(None if text.startswith(b"-", at) else int(text[at:end]))
+            start = text.find(b"\n", end) + 1
         return out
 
     def keys(self):
@@ -68,8 +72,8 @@ class Specs:
         text = self.text
         start = 0
         while start < len(text):
-            yield text[start : text.find(" ", start)]
-            start = text.find("\n", start) + 1
+            yield text[start : text.find(b" ", start)].decode()
+            start = text.find(b"\n", start) + 1
 
     def limits(self, key):
         """Return (index, low, high) of key's spec, or None (unknown key), decoding those
@@ -78,24 +82,25 @@ class Specs:
         if at < 0:
             return None
         text = self.text
-        at = text.find(" ", text.find(" ", at) + 1) + 1  # past key and default
-        mid = text.find(" ", at)
-        low, high = int(text[at:mid]), int(text[mid + 1 : text.find(" ", mid + 1)])
-        return text.count("\n", 0, at), low, high
+        at = text.find(b" ", text.find(b" ", at) + 1) + 1  # past key and default
+        mid = text.find(b" ", at)
+        low, high = int(text[at:mid]), int(text[mid + 1 : text.find(b" ", mid + 1)])
+        return text.count(b"\n", 0, at), low, high
 
     def index(self, key):
         """Return the position of key's spec, or -1 (no string is built)."""
         at = self._line(key)
-        return self.text.count("\n", 0, at) if at >= 0 else -1
+        return self.text.count(b"\n", 0, at) if at >= 0 else -1
 
     def _line(self, key):
         """Return the offset of key's line in the text, or -1."""
         if not isinstance(key, str) or not key or " " in key or "\n" in key:
             return -1
+        key = key.encode()
         text = self.text
         at = text.find(key)
         while at >= 0:
-            if (at == 0 or text.startswith("\n", at - 1)) and text.startswith(" ", at + len(key)):
+            if (at == 0 or text.startswith(b"\n", at - 1)) and text.startswith(b" ", at + len(key)):
                 return at
             at = text.find(key, at + 1)
         return -1

@@ -114,7 +114,7 @@ RESULTS = ("loss", "draw", "minor victory", "major victory", "victory")
 # [open] whether the per-level card count includes the briefing card: default yes.
 # The order is what the _INDEX constants below use.
 SETTINGS = Specs(
-    """\
+    b"""\
 tyranid.actions_adrix - 1 9 Adrix actions
 tyranid.actions_lukas - 1 9 Lukas actions
 tyranid.wounded_maximus - 0 9 Maximus wounded actions
