@@ -117,7 +117,9 @@ def mend(log, seg, plan, silent):
         if close:
             close()
     view = None
-    storage.write(seg, data if at == size else data[:at])
+    if at != size:
+        data = data[:at]
+    storage.write(seg, data)
     log.seg_size = len(data)  # (the last segment's size, when it is the last one mended)
     cut = plan[-1][2] is None
     if cut:
