@@ -79,6 +79,11 @@ def main(argv):
     parser.add_argument(
         "--current", type=int, default=100, help="with --boot: events of the game in progress"
     )
+    parser.add_argument(
+        "--shows",
+        help="profile the loop passes that answer presses (bench_pico's lockstep figure), only"
+        " those whose 'BUTTON Screen -> Screen' (bench_pico --list) contains this; '' for all",
+    )
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
     addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
@@ -88,6 +93,9 @@ def main(argv):
     rec = ps.record(modes)
     hist = {}
     heap = args.heap * 1024 if args.heap else None
+    first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
+    chosen = answers(rec, first, end, args.shows) if args.shows is not None else None
+    until = frame_ends(rec, modes, chosen, heap) if chosen is not None else {}
     with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
         player = ps.Player(pico)
         player.boot()
@@ -95,16 +103,59 @@ def main(argv):
         presses = 0
         for i in range(first, end):
             edge = rec.pins[i] and (i == 0 or rec.pins[i - 1] != rec.pins[i])
+            if chosen is not None:
+                edge = i in chosen
             if edge:
-                pico.profile(args.every)
+                pico.profile(args.every, until_ns=until.get(i, 0))
                 presses += 1
             player.tick(rec.pins[i])
             if edge:
                 for pc, n in pico.profile(0).items():
                     hist[pc] = hist.get(pc, 0) + n
+    what = "with a press edge" if chosen is None else (
+        "answering %r, to the last display byte" % args.shows)  # fmt: skip
     report(hist, addrs, names, args.every, args.top, presses,
-           "the %d ticks with a press edge (%s)" % (presses, ",".join(modes)))  # fmt: skip
+           "the %d ticks %s (%s)" % (presses, what, ",".join(modes)))  # fmt: skip
     return 0
+
+
+def frame_ends(rec, modes, chosen, heap):
+    """{tick: emulated ns of the last display byte of its loop pass}, from a first lockstep run
+    (the second one, profiled, repeats it to the nanosecond): a pass's samples then stop where
+    bench_pico's figure stops, before the collection after the frame."""
+    ends = {}
+    with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
+        player = ps.Player(pico)
+        player.boot()
+        first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
+        for i in range(first, end):
+            t0 = pico.now_ns
+            player.tick(rec.pins[i])
+            if i in chosen:
+                data = [e for e in pico.events("i2c", since_ns=t0)
+                        if e["addr"] == 0x3C and e["data"][:1] == b"\x40"]  # fmt: skip
+                if data:
+                    ends[i] = data[-1]["t1"]
+    return ends
+
+
+def answers(rec, first, end, shows):
+    """The ticks that answer a press (the first after it whose frame changes on CPython, as
+    bench_pico's lockstep figure counts them) whose 'BUTTON Screen -> Screen' contains shows."""
+    names = {1: "UP", 2: "DOWN", 4: "OK", 8: "BACK"}
+    edges = [
+        i for i in range(first, end) if rec.pins[i] and (i == 0 or rec.pins[i - 1] != rec.pins[i])
+    ]
+    chosen = set()
+    for n, tick in enumerate(edges):
+        until = edges[n + 1] if n + 1 < len(edges) else end
+        k = next((j for j in range(tick, until) if rec.frames[j + 1] != rec.frames[j]), None)
+        if k is None:
+            continue
+        label = "%s %s -> %s" % (names.get(rec.pins[tick], "?"), rec.screens[k], rec.screens[k + 1])
+        if shows in label:
+            chosen.add(k)
+    return chosen
 
 
 def profile_boot(args, addrs, names):

@@ -96,6 +96,10 @@ class App:
             # 1.0 s with a full flash and a game of 300 events: tools/bench_pico.py). Not the
             # whole free heap: the garbage goes before it fills, low in the heap, so the code
             # and the game loaded next find whole blocks (see above).
+            # The free heap after a collection: the board's and the imports' garbage counted
+            # as free, or a Pico's heap could pass for a small one (the firmware's main.py
+            # collects nowhere before this).
+            gc.collect()
             free = gc.mem_free()
             if free < _GC_ROOMY:
                 free = 0

@@ -609,11 +609,23 @@ class Pico:
             timeout=120 + len(masks) * (1 + max_ms / 20_000),
         )
 
-    def profile(self, every: int = 0) -> dict[int, int]:
-        """PC sampling: start (every: one sample per that many cycles) or stop (0). Return the
-        samples since the previous call as {pc: count} (map a pc to a C function with the
-        firmware's ELF: `nm -n RPI_PICO-v1.28.0.elf`)."""
-        return {pc: n for pc, n in self.call("profile", every=every)["samples"]}
+    def profile(self, every: int = 0, until_ns: float = 0) -> dict[int, int]:
+        """PC sampling: start (every: one sample per that many cycles; none after until_ns, in
+        the emulated time of events' t0/t1, when given) or stop (0). Return the samples since
+        the previous call as {pc: count} (map a pc to a C function with the firmware's ELF:
+        `nm -n RPI_PICO-v1.28.0.elf`)."""
+        reply = self.call("profile", every=every, until=until_ns)
+        return {pc: n for pc, n in reply["samples"]}
+
+    def profile_callers(
+        self, every: int, lo: int, hi: int, depth: int = 4, until_ns: float = 0
+    ) -> tuple[dict[int, int], dict[tuple[int, ...], int]]:
+        """profile(), and for the samples in [lo, hi) (a C function) the return addresses
+        found on the stack above them, depth of them (a heuristic). Return (samples, callers)
+        since the previous call."""
+        reply = self.call("profile", every=every, until=until_ns, lo=lo, hi=hi, depth=depth)
+        callers = {tuple(int(a) for a in k.split(",") if a): n for k, n in reply["callers"]}
+        return {pc: n for pc, n in reply["samples"]}, callers
 
     def go(self, realtime: bool = True) -> None:
         """Let the chip run in the background (until halt()); realtime holds emulated time to

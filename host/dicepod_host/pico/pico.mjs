@@ -840,7 +840,21 @@ export class Pico {
           prof.left -= c;
           if (prof.left <= 0) {
             prof.left += prof.every;
-            prof.hist.set(pc, (prof.hist.get(pc) || 0) + 1);
+            if (!prof.until || this.timeBase + clock.nanos <= prof.until) {
+              prof.hist.set(pc, (prof.hist.get(pc) || 0) + 1);
+              if (prof.lo <= pc && pc < prof.hi) {
+                // who called it: the first words on the stack that look like return addresses
+                // into the flash's code (a heuristic: a stale one can show up)
+                const sp = core.SP;
+                const chain = [];
+                for (let k = 0; k < 96 && chain.length < prof.depth; k++) {
+                  const w = this.mcu.readUint32(sp + 4 * k) >>> 0;
+                  if ((w & 1) && w >= 0x10000100 && w < 0x10200000) chain.push(w & ~1);
+                }
+                const key = chain.join(',');
+                prof.callers.set(key, (prof.callers.get(key) || 0) + 1);
+              }
+            }
           }
         }
         continue;
@@ -1117,12 +1131,18 @@ function main() {
       case 'status':
         return reply(id, {});
       case 'profile': {
-        // {every: cycles} starts PC sampling (or restarts it); {every: 0} stops. Each reply
-        // returns the samples since the last one as [[pc, count], ...] and clears them.
+        // {every: cycles} starts PC sampling (or restarts it); {every: 0} stops; until (emulated
+        // ns, as events' t0/t1) drops the samples after it. Each reply returns the samples since
+        // the last one as [[pc, count], ...] and clears them; with lo/hi (a function's code),
+        // also its samples' callers as [["addr,addr,...", count], ...] (depth of them).
         const old = pico.profile;
         const samples = old ? [...old.hist.entries()] : [];
-        pico.profile = msg.every ? { every: msg.every, left: msg.every, hist: new Map() } : null;
-        return reply(id, { samples });
+        const callers = old ? [...old.callers.entries()] : [];
+        pico.profile = msg.every ? {
+          every: msg.every, left: msg.every, until: msg.until || 0, hist: new Map(),
+          lo: msg.lo || 0, hi: msg.hi || 0, depth: msg.depth || 4, callers: new Map(),
+        } : null;
+        return reply(id, { samples, callers });
       }
       case 'peek': {
         const words = [];
