@@ -91,32 +91,39 @@ def keep_options(dice, kept_can_score=0, extra=0):
     first, then fewest kept dice. At least one die is always re-rolled."""
     dice = check(dice)
     have = counts(dice)
-    options = []
-    keep = [0] * 7
-    size = 0  # dice in keep
+    keep = [0] * 7  # counts of the dice in stack
+    stack = []  # the kept dice, non-decreasing
     rolled = extra + len(dice)
+    found = []  # (kept, (num, den)) in the lexicographic order of kept
+    keys = []  # per option: (risk, size, its place in found) as one small int
+    # The sub-multisets in preorder (a choice, then the choices that extend it by a face no
+    # lower than its last): that is the lexicographic order of the kept tuples, so sorting
+    # the keys sorts as (risk, size, kept) would, without a tuple per option to compare.
+    face = 1
     while True:
+        size = len(stack)
         m = rolled - size
         if 1 <= m <= 6:
             count = bust_count(m, keep, kept_can_score)
-            kept = ()
-            for face in range(1, 7):
-                if keep[face]:
-                    kept += (face,) * keep[face]
             ways = _POWERS[m]
-            options.append((count * (_ALL // ways), size, kept, reduce(count, ways)))
-        # Next sub-multiset: count up in a mixed radix of (have[f] + 1) per face.
-        face = 1
+            # risk * 8 + size < 2**19 and at most 64 options: a small int on a Pico
+            keys.append((count * (_ALL // ways) * 8 + size) * 64 + len(found))
+            found.append((tuple(stack), reduce(count, ways)))
+        # The next choice: extend by the lowest face left, else drop faces from the end.
         while face <= 6 and keep[face] == have[face]:
-            size -= keep[face]
-            keep[face] = 0
             face += 1
+        while face > 6 and stack:
+            face = stack.pop()
+            keep[face] -= 1
+            face += 1
+            while face <= 6 and keep[face] == have[face]:
+                face += 1
         if face > 6:
             break
+        stack.append(face)
         keep[face] += 1
-        size += 1
-    options.sort()
-    return [(option[2], option[3]) for option in options]
+    keys.sort()
+    return [found[key & 63] for key in keys]
 
 
 def best_keep(dice, kept_can_score=0, extra=0):
