@@ -104,6 +104,8 @@ class App:
             if free < _GC_ROOMY:
                 free = 0
             ram.keep_passing(free > 0)  # room for the menus' and questions' code for good
+            # and for the game before its last move (Session.back: an undo without a fold)
+            self.session.back = None if free else False
             gc.threshold(free // 4 * _GC_BOOT_QUARTERS if free else _GC_EVERY)
         session = self.session
         session.start(not self.safe)
