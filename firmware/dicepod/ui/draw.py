@@ -24,10 +24,7 @@ _glyph_buffer = bytearray(8)
 _glyph = framebuf.FrameBuffer(_glyph_buffer, 8, 8, framebuf.MONO_VLSB)
 
 # The 6×8 font (its table and glyph drawing live in dicepod.ui.font6, loaded on first use and
-# then kept: dicepod.ram), held here once loaded: an import statement interns the module's
-# full name each time, a linear search of every name loaded (~0.2 ms on the emulated Pico;
-# a list screen in the 6×8 font drew six rows with six imports).
-_font6: list = [None]
+# then kept: dicepod.ram).
 SMALL = 6  # pixels per character: 21 across the screen
 SMALL_COLUMNS = 21
 CENTER = -1  # small()'s x: centred
@@ -91,11 +88,8 @@ def small(canvas, s, x, y, c=1):
     the last glyph's blank column off the edge)."""
     if x < 0:
         x = (WIDTH - len(s) * SMALL + 1) // 2 if x == CENTER else WIDTH + 1 - len(s) * SMALL
-    font6 = _font6[0]
-    if font6 is None:
-        from dicepod.ui import font6  # kept for good once loaded (dicepod.ram)
+    from dicepod.ui import font6
 
-        _font6[0] = font6
     font6.text(canvas, s, x, y, c)
 
 
