@@ -11,7 +11,10 @@ the bytes go). These are early warnings on a port that is not the device: the he
 (96 KB, issue 11) is on the real Pico firmware in the emulated RP2040
 (tests/test_pico_sessions.py). On this 64-bit port a session's smallest heap moves by a KB or
 two with where a mode's code lands after the previous one's is dropped, so every mode in one
-session is held at _EVERY_BOUND with room for that, single modes at 96 KB.
+session is held at _EVERY_BOUND with room for that, single modes at _SINGLE_BOUND. It moves
+with the folder the project is checked out in too: this interpreter runs inside a CPython
+process started from the set-up's path (a CI checkout 7 characters longer needed 97 KB for the
+Battle Game where 96 ran here; its .mpy files and button stream were the same).
 
 The smallest heap used to be decided by fragmentation, not size: a session that ran in 97 KB
 failed in 98 and in 105-110 (a mode's code found no whole block for a class dict). The app
@@ -36,12 +39,15 @@ with them (112 KB left to the app, lowest free 24,736 bytes)."""
 import pytest
 from app_heap import EVERY_MODE, build_mpy, record, replay
 
-_GOAL = 96
+# Single modes: measured smallest heap (KB: Battle Game and Tyranid Attack! 96 since the undo
+# without a fold, Session.back; 95-96 before) + a KB for the checkout's folder + a KB.
+_SINGLE_BOUND = 98
 # Every mode in one session: measured smallest heap (KB: 95-97 before issue 13's features,
 # 104 after them, 105 since a setting's spec is decoded field by field, rules/specs.py's
 # keys() and limits(): +1 KB of code for ~220 ms off opening Rise of the Orks on a Pico;
-# 107 with the undo without a fold, Session.back: its code, ~1 KB here) + a KB or so.
-_EVERY_BOUND = 108
+# 107 with the undo without a fold, Session.back: its code, ~1 KB here) + a KB for the
+# checkout's folder + a KB.
+_EVERY_BOUND = 109
 # Every mode on the device board: measured smallest heap (KB, 158 since the busy band, 152
 # since the classroom free roll; 133-140 before it) + a few KB.
 _DEVICE_BOUND = 160
@@ -70,8 +76,8 @@ def _run(mpy, tmp_path, recorded, heap_kb, device=False):
 
 
 @pytest.mark.parametrize("mode", ["free", "tests", "battle", "orks", "tyranid"])
-def test_mode_within_the_96k_goal(mpy, tmp_path, mode):
-    _run(mpy, tmp_path, record((mode,)), _GOAL)
+def test_mode_within_its_bound(mpy, tmp_path, mode):
+    _run(mpy, tmp_path, record((mode,)), _SINGLE_BOUND)
 
 
 def test_every_mode_in_one_session_within_its_bound(mpy, tmp_path, every_mode):
