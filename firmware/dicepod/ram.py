@@ -120,8 +120,12 @@ def load(mode, settle=False):
     unknown mode, ImportError when its screens are missing. Collects after a fresh load (the
     loader's garbage goes before the game's objects fill the holes); with settle (a new game)
     also between the two loads, whatever was loaded: one big load after another leaves the
-    heap less fragmented (a source import needs its largest function whole)."""
-    if settle:
+    heap less fragmented (a source import needs its largest function whole). Not on a roomy
+    heap (keep_passing): there the threshold's collections (a quarter of the free heap) and
+    the idle one after the frame take the garbage, and opening a mode skips two or three full
+    collections (~20 ms each on the emulated Pico: Battle Game 243 -> 211 ms, Free roll 102
+    -> 90 ms, tools/bench_pico.py)."""
+    if settle and _dropping[0]:  # (a roomy heap keeps the passing screens: no settling)
         module = modes.module(mode)
         gc.collect()
         __import__("dicepod.ui." + mode, None, None, ("open",))
@@ -131,19 +135,20 @@ def load(mode, settle=False):
     fresh = screens not in sys.modules
     module = modes.module(mode)
     __import__(screens, None, None, ("open",))
-    if fresh:
+    if fresh and _dropping[0]:
         gc.collect()
     return module
 
 
 def unload(kept=()):
     """Unload every mode module but kept (the current game's: mode_loaded() when opened), and
-    collect when one went (a full collection marks the whole live heap: ~20 ms on a Pico, a
-    cost for nothing on the many returns to a game that drop no code)."""
+    collect when one went, on a small heap (see load; a full collection marks the whole live
+    heap: ~20 ms on a Pico, a cost for nothing on the many returns to a game that drop no
+    code)."""
     dropped = False
     for name in loaded():
         if name not in kept:
             forget(name)
             dropped = True
-    if dropped:
+    if dropped and _dropping[0]:  # (a roomy heap: the threshold's or the idle collection)
         gc.collect()
