@@ -139,6 +139,7 @@ class Store:
         self._heads: dict[tuple[str, str], tuple[Any, ...]] = {}  # (device, journal) -> row
         self._breaks: list[tuple[Any, ...]] = []
         self._seen: dict[str, float] = {}  # device -> last_seen written (to touch rarely)
+        self.timeout = timeout
         with self.errors():
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         try:
@@ -184,7 +185,7 @@ class Store:
             raise UserError(f"{self.path} is not a dicepod database (it is empty)")
         if version is None:
             # Before the transaction (SQLite cannot switch inside one); kept in the file.
-            self.db.execute("PRAGMA journal_mode=WAL")
+            self._wal()
         self.db.execute("BEGIN IMMEDIATE")
         try:
             version = self._version() or 0  # another program may have created it meanwhile
@@ -202,6 +203,21 @@ class Store:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise
+
+    def _wal(self) -> None:
+        """Switch a new file to WAL. SQLite answers "database is locked" at once, without
+        waiting for the busy timeout, while another program creating the same file holds a
+        lock (three `dicepod log` starting together: one of them failed): retried until the
+        timeout."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as err:
+                if not _is_busy(err) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.02)
 
     def close(self) -> None:
         """Write what is queued and close."""
