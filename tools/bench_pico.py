@@ -92,6 +92,23 @@ def presses_of(rec, first, end):
     return out
 
 
+def answers_of(rec, first, end):
+    """The presses in ticks [first, end) with the tick that answers each, the first whose
+    frame differs on CPython (None: the press changed no frame): (tick, mask, answer, "BUTTON
+    Screen -> Screen" or None)."""
+    out = []
+    presses = presses_of(rec, first, end)
+    for n, (tick, mask, _hold) in enumerate(presses):
+        until = presses[n + 1][0] if n + 1 < len(presses) else end
+        k = next((j for j in range(tick, until) if rec.frames[j + 1] != rec.frames[j]), None)
+        if k is None:
+            out.append((tick, mask, None, None))
+        else:
+            shows = "%s %s -> %s" % (NAMES[mask], rec.screens[k], rec.screens[k + 1])
+            out.append((tick, mask, k, shows))
+    return out
+
+
 def bench_presses(rec, modes):
     print(
         "per press, on the firmware's own loop and real clock: the pin's first edge -> the last"
@@ -201,12 +218,7 @@ def bench_lockstep(rec, modes, listing=False):
             same = same and pico.frame() == rec.frames[end]
             writes = [e for e in pico.events("i2c", since_ns=starts[0]) if e["addr"] == 0x3C]
             lat, firsts, nbytes, no_frame, worst, rows = [], [], [], 0, (0.0, ""), []
-            presses = presses_of(rec, first, end)
-            for n, (tick, mask, _hold) in enumerate(presses):
-                until = presses[n + 1][0] if n + 1 < len(presses) else end
-                k = next(
-                    (j for j in range(tick, until) if rec.frames[j + 1] != rec.frames[j]), None
-                )
+            for _tick, _mask, k, shows in answers_of(rec, first, end):
                 if k is None:
                     no_frame += 1
                     continue
@@ -220,7 +232,6 @@ def bench_lockstep(rec, modes, listing=False):
                 lat.append(ms)
                 firsts.append((_burst_end(data) - t0) / 1e6)
                 nbytes.append(sum(len(e["data"]) for e in mine))
-                shows = "%s %s -> %s" % (NAMES[mask], rec.screens[k], rec.screens[k + 1])
                 if ms > worst[0]:
                     worst = (ms, shows)
                 if listing:

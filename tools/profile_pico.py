@@ -7,11 +7,16 @@ the garbage collector, LittleFS, SHA-256, I2C, ...).
 
     .venv/bin/python tools/profile_pico.py [--modes battle] [--every 200] [--top 40] [--heap KB]
     .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--current 100] [--every 200]
+    .venv/bin/python tools/profile_pico.py --modes free --shows "OK FreeRoll" \
+        --callers qstr_find_strn [--depth 5]
 
 --heap leaves the app that many KB of heap (a ballast takes the rest, as the suite's heap gate
 does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first
 frame) with a journal of that many events, or a full flash, written on the flash first
 (tools/bench_journal.py's segments), the last --current of them a game in progress.
+--shows profiles only the passes answering the presses bench_pico --list labels that way, to
+their last display byte; --callers also lists who calls a C function there (which operation
+searches the interned names, say).
 """
 
 import argparse
@@ -84,6 +89,13 @@ def main(argv):
         help="profile the loop passes that answer presses (bench_pico's lockstep figure), only"
         " those whose 'BUTTON Screen -> Screen' (bench_pico --list) contains this; '' for all",
     )
+    parser.add_argument(
+        "--callers",
+        metavar="FUNCTION",
+        help="also list who calls this C function in the profiled passes (return addresses"
+        " found on the stack above its samples: a heuristic, a stale one can show up)",
+    )
+    parser.add_argument("--depth", type=int, default=4, help="with --callers: callers a sample")
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
     addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
@@ -96,6 +108,14 @@ def main(argv):
     first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
     chosen = answers(rec, first, end, args.shows) if args.shows is not None else None
     until = frame_ends(rec, modes, chosen, heap) if chosen is not None else {}
+    lo = hi = 0
+    if args.callers:
+        if args.callers not in names:
+            print("no C function %r in the firmware's ELF" % args.callers, file=sys.stderr)
+            return 2
+        at = names.index(args.callers)
+        lo, hi = addrs[at], addrs[at + 1]
+    callers = {}
     with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
         player = ps.Player(pico)
         player.boot()
@@ -106,16 +126,28 @@ def main(argv):
             if chosen is not None:
                 edge = i in chosen
             if edge:
-                pico.profile(args.every, until_ns=until.get(i, 0))
+                if hi:
+                    pico.profile_callers(args.every, lo, hi, args.depth, until.get(i, 0))
+                else:
+                    pico.profile(args.every, until_ns=until.get(i, 0))
                 presses += 1
             player.tick(rec.pins[i])
             if edge:
-                for pc, n in pico.profile(0).items():
+                samples, found = pico.profile_callers(0, lo, hi) if hi else (pico.profile(0), {})
+                for pc, n in samples.items():
                     hist[pc] = hist.get(pc, 0) + n
+                for chain, n in found.items():
+                    key = tuple(name_of(addrs, names, a) for a in chain)
+                    callers[key] = callers.get(key, 0) + n
     what = "with a press edge" if chosen is None else (
         "answering %r, to the last display byte" % args.shows)  # fmt: skip
     report(hist, addrs, names, args.every, args.top, presses,
            "the %d ticks %s (%s)" % (presses, what, ",".join(modes)))  # fmt: skip
+    if hi:
+        inside = sum(callers.values()) or 1
+        print("callers of %s (%d samples in it):" % (args.callers, inside))
+        for chain, n in sorted(callers.items(), key=lambda kv: -kv[1])[: args.top]:
+            print("  %5.1f %%  %s" % (100.0 * n / inside, " <- ".join(chain)))
     return 0
 
 
@@ -140,22 +172,12 @@ def frame_ends(rec, modes, chosen, heap):
 
 
 def answers(rec, first, end, shows):
-    """The ticks that answer a press (the first after it whose frame changes on CPython, as
-    bench_pico's lockstep figure counts them) whose 'BUTTON Screen -> Screen' contains shows."""
-    names = {1: "UP", 2: "DOWN", 4: "OK", 8: "BACK"}
-    edges = [
-        i for i in range(first, end) if rec.pins[i] and (i == 0 or rec.pins[i - 1] != rec.pins[i])
-    ]
-    chosen = set()
-    for n, tick in enumerate(edges):
-        until = edges[n + 1] if n + 1 < len(edges) else end
-        k = next((j for j in range(tick, until) if rec.frames[j + 1] != rec.frames[j]), None)
-        if k is None:
-            continue
-        label = "%s %s -> %s" % (names.get(rec.pins[tick], "?"), rec.screens[k], rec.screens[k + 1])
-        if shows in label:
-            chosen.add(k)
-    return chosen
+    """The ticks that answer a press (bench_pico's lockstep figure) whose 'BUTTON Screen ->
+    Screen' contains shows."""
+    from bench_pico import answers_of
+
+    chosen = answers_of(rec, first, end)
+    return {k for _tick, _mask, k, label in chosen if k is not None and shows in label}
 
 
 def profile_boot(args, addrs, names):
