@@ -39,7 +39,11 @@ from dicepod import journal as journal_module
 # (54633f3), 104 KB fails there too, 112 and 120 KB run (lowest free at 112 KB: 22,064 B).
 # A Pico's firmware leaves 235 KB; the app's code takes ~50 KB of it when imported (.mpy
 # files are loaded into RAM), the boot's objects another ~10 KB.
-HEAP = 112 * 1024
+# Then 113 KB: the load ahead of a mode's code (ram.start, off on a small heap) left ~400
+# bytes of code in ram.py and app.py, and at 112 KB Rise of the Orks ended on the crash
+# screen (MemoryError allocating 2,477 bytes with ~22 KB free: the heap fragmented, not
+# full); 113 and 114 KB run.
+HEAP = 113 * 1024
 
 
 def _play(pico, rec, mode):

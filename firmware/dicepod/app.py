@@ -239,6 +239,8 @@ class App:
         elif tidy > 0 and not self.board.buttons.state:
             gc.collect()
             self.tidy = -1  # disarmed until the next frame
+        elif ram.step():  # a mode's code loading ahead (ram.start): one load a pass with
+            self.tidy = 1  # nothing to draw (a finger still down: its tap acts on release)
 
     def button(self, code):
         """Send one button to the top screen (long BACK in a game = undo). Outside a game no
@@ -301,6 +303,11 @@ class App:
             self.stack.append(self.new_game(mode))
         else:
             self.stack.append(result)
+            then = getattr(result, "then", None)
+            if isinstance(then, ui.NewGame) and then.mode != self.session.mode:
+                # a question whether to end the game for one of another mode: that mode's
+                # code loads in the idle passes while it is read (a roomy heap: ram.start)
+                ram.start(then.mode)
         if again is not None and self.stack[-1] is not again[0]:
             again = None
         if len(self.stack) <= 2 and result == ui.POP and again is None:

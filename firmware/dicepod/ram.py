@@ -11,6 +11,8 @@ dicepod.device) and is dropped from sys.modules when not in use, so its RAM goes
 - mode_loaded() names the mode modules loaded now (what a game opened now keeps: the session
   holds it as kept); unload(kept) drops every mode module but those.
 - forget(name) drops one module (the main menu under another screen, the crash module).
+- start(mode) and step(): on a roomy heap, a mode's code loads ahead in the loop's idle
+  passes while the player is asked whether to start a game of it (see start).
 - keep_passing(True) keeps the passing screens once loaded (the app sets it on a roomy heap):
   opening a menu, a question or the settings again costs no import (the .mpy loader interns
   every name a module holds, each through a linear search of the names interned so far) and
@@ -71,6 +73,9 @@ _PASSING = const(
 
 
 _dropping = [True]  # the passing screens are dropped when not in use (keep_passing)
+# A mode's code loading ahead (start, step): [mode, its loads done (0-2), the modules it put
+# aside]; empty when none is under way.
+pending = []
 
 
 def keep_passing(keep):
@@ -140,11 +145,57 @@ def load(mode, settle=False):
     return module
 
 
-def unload(kept=()):
+def start(mode):
+    """On a roomy heap (keep_passing), start loading mode's code ahead, in the loop's idle
+    passes (step): the player is asked whether to end the game in progress for a game of
+    mode, and reads the question for longer than the loads take. The old mode's modules are
+    put aside (out of sys.modules, so that the new mode loads its own copy of a module both
+    use), not dropped: unload() puts them back (the question was declined), unload((), mode)
+    lets them go (a game of mode starts)."""
+    if not _dropping[0] and not pending:
+        pending.extend((mode, 0, {}))
+
+
+def step():
+    """Do one load of the mode started ahead (start): its rules first, then its screens
+    (~40-110 ms each on the emulated Pico). True when one was done."""
+    if not pending or pending[1] > 1:
+        return False
+    mode = pending[0]
+    if not pending[1]:
+        aside = pending[2]
+        for name in mode_loaded():
+            aside[name] = sys.modules[name]
+            forget(name)
+        modes.module(mode)
+    else:
+        __import__("dicepod.ui." + mode, None, None, ("open",))
+    pending[1] += 1
+    return True
+
+
+def unload(kept=(), mode=None):
     """Unload every mode module but kept (the current game's: mode_loaded() when opened), and
     collect when one went, on a small heap (see load; a full collection marks the whole live
     heap: ~20 ms on a Pico, a cost for nothing on the many returns to a game that drop no
-    code)."""
+    code). A load ahead (start) of mode is finished and kept (a game of mode starts: the
+    modules it put aside go with the old game); one of another mode is given up: its modules
+    go, the ones it put aside are back."""
+    if pending:
+        if pending[0] == mode:
+            while step():
+                pass
+            kept = mode_loaded()
+            del pending[:]
+        else:
+            aside = pending[2]
+            del pending[:]
+            for name in mode_loaded():
+                forget(name)
+            for name in aside:
+                sys.modules[name] = aside[name]
+                cut = name.rfind(".")
+                setattr(sys.modules[name[:cut]], name[cut + 1 :], aside[name])
     dropped = False
     for name in loaded():
         if name not in kept:

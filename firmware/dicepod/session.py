@@ -272,7 +272,7 @@ class Session:
             self.mode = None
             self.last_event = None
             self.kept = ()
-            ram.unload()
+            ram.unload((), mode)  # (its code may be loaded ahead already: ram.start)
         # The rules, then the screens' code, before the game's small objects: one big load
         # after another leaves the heap less fragmented.
         module = ram.load(mode, True)

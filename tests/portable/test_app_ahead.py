@@ -1,0 +1,160 @@
+"""A mode's code loaded ahead (dicepod.ram.start, step): on a roomy heap, while the main menu
+asks whether to end the game in progress for one of another mode, that mode's rules and
+screens load in the idle passes, and the OK that starts the game finds them loaded. Declined
+(BACK), everything is as it was: the old mode's very modules are back. Played with it and
+without it, sessions that switch modes show the same frames and write the same journal.
+Portable (plain asserts)."""
+
+import binascii
+import gc
+import sys
+
+from app_board import BACK, DOWN, OK, Board, press, top, wait
+from app_sessions import battle_session, orks_session, tyranid_session
+from app_sessions import tests_session as play_tests
+from checks import skip
+
+from dicepod import ram
+from dicepod.app import App
+from dicepod.ui.screen import NewGame
+
+_TYRANID = ("dicepod.rules.tyranid", "dicepod.ui.tyranid", "dicepod.ui.coop")
+
+
+def _app(roomy):
+    app = App(Board(seed=5))
+    app.start()
+    ram.keep_passing(roomy)
+    return app
+
+
+def _choose(app, mode):
+    """From a game: back to the main menu, the cursor onto mode's row, OK (its question)."""
+    while len(app.stack) > 1:
+        press(app, BACK)
+    from dicepod.rules import modes
+
+    screen = app.stack[0]
+    title = [t for m, t in modes.MODES if m == mode][0]
+    while screen.items[screen.cursor] != title:
+        press(app, DOWN)
+    press(app, OK)
+
+
+def test_declined_question_puts_the_old_modes_code_back():
+    app = _app(True)
+    try:
+        tyranid_session(app, steps=(6, 0))
+        assert app.session.mode == "tyranid"
+        before = dict((name, sys.modules[name]) for name in _TYRANID)
+        _choose(app, "orks")
+        assert top(app) == "Confirm"
+        wait(app, 4)  # the player reads the question: both loads done
+        assert ram.pending == ["orks", 2, ram.pending[2]], ram.pending
+        assert "dicepod.ui.orks" in sys.modules and "dicepod.rules.orks" in sys.modules
+        assert "dicepod.ui.tyranid" not in sys.modules  # put aside, not dropped
+        assert sys.modules["dicepod.ui.coop"] is not before["dicepod.ui.coop"]  # orks' own copy
+        press(app, BACK)
+        assert top(app) == "MainMenu" and ram.pending == []
+        for name in _TYRANID:
+            assert sys.modules[name] is before[name], name
+        assert "dicepod.ui.orks" not in sys.modules and "dicepod.rules.orks" not in sys.modules
+        from dicepod.ui import coop
+
+        assert coop is before["dicepod.ui.coop"]  # the package's attribute too
+        _choose(app, "tyranid")  # the game in progress resumes on its own code
+        assert top(app) == "TyranidScreen"
+        assert app.session.mode == "tyranid"
+    finally:
+        ram.keep_passing(False)
+
+
+def test_accepted_question_starts_the_game_on_the_code_loaded_ahead():
+    app = _app(True)
+    try:
+        tyranid_session(app, steps=(6, 0))
+        old = sys.modules["dicepod.ui.coop"]
+        _choose(app, "orks")
+        assert ram.pending[:2] == ["orks", 2]  # loaded in the passes after the press
+        ram.unload(app.session.kept)  # (cancelled, as a BACK does)
+        assert ram.pending == [] and "dicepod.rules.orks" not in sys.modules
+        ram.start("orks")
+        assert ram.step() and ram.pending[:2] == ["orks", 1]  # the rules alone loaded
+        ahead = sys.modules["dicepod.rules.orks"]
+        app.transition(NewGame("orks"))  # OK at once: it loads the screens' code itself
+        assert top(app) == "OrksScreen" and app.session.mode == "orks"
+        assert ram.pending == []
+        assert sys.modules["dicepod.rules.orks"] is ahead
+        assert type(app.session.game).__module__ == "dicepod.rules.orks"
+        for name in ("dicepod.rules.tyranid", "dicepod.ui.tyranid"):
+            assert name not in sys.modules, name
+        assert sys.modules["dicepod.ui.coop"] is not old
+        assert app.session.kept == ram.mode_loaded()
+    finally:
+        ram.keep_passing(False)
+
+
+def test_a_small_heap_loads_nothing_ahead():
+    app = _app(False)
+    tyranid_session(app, steps=(6, 0))
+    _choose(app, "orks")
+    wait(app, 4)
+    assert ram.pending == []
+    assert "dicepod.ui.orks" not in sys.modules and "dicepod.ui.tyranid" in sys.modules
+
+
+def _switching(app):
+    play_tests(app)
+    battle_session(app, games=1)
+    tyranid_session(app, steps=(20, 0))
+    orks_session(app, rounds=3)
+
+
+def _play(roomy):
+    """Play the sessions; return the frames' crc32s, the journal's and the loads ahead (crc32s
+    alone kept: two runs' journals do not fit a Pico-sized heap beside a roomy run's code)."""
+    gc.collect()
+    app = _app(roomy)
+    frames = []
+    display = app.board.display
+    show = display.show
+
+    def shown():
+        frames.append(binascii.crc32(bytes(display.buffer)) & 0xFFFFFFFF)
+        show()
+
+    display.show = shown
+    step = ram.step
+    loads = [0]
+
+    def counted():
+        done = step()
+        loads[0] += done
+        return done
+
+    ram.step = counted
+    try:
+        _switching(app)
+    finally:
+        ram.keep_passing(False)
+        ram.step = step
+    storage = app.board.storage
+    crc = 0
+    for seg in storage.segments():
+        for line in storage.segs[seg]:
+            assert b'"crash"' not in line, line
+            crc = binascii.crc32(line, crc)
+    return frames, crc, loads[0]
+
+
+def test_loading_ahead_changes_no_frame_and_no_journal_line():
+    gc.collect()
+    if hasattr(gc, "mem_free") and gc.mem_free() < 131072:  # (App.start's roomy heap)
+        skip("a Pico-sized heap, not a roomy one (the emulated Pico's sessions compare them)")
+    frames, journal, loads = _play(False)
+    assert loads == 0
+    roomy_frames, roomy_journal, loads = _play(True)
+    assert loads >= 3, loads  # three modes opened from a question (two loads each, some by OK)
+    assert roomy_journal == journal
+    assert len(roomy_frames) == len(frames) > 100
+    assert roomy_frames == frames
