@@ -13,6 +13,7 @@ from app_board import BACK, DOWN, OK, Board, press, top, wait
 from app_sessions import battle_session, orks_session, tyranid_session
 from app_sessions import tests_session as play_tests
 from checks import skip
+from test_app_undo import frame_crcs
 
 from dicepod import ram
 from dicepod.app import App
@@ -115,15 +116,7 @@ def _play(roomy):
     alone kept: two runs' journals do not fit a Pico-sized heap beside a roomy run's code)."""
     gc.collect()
     app = _app(roomy)
-    frames = []
-    display = app.board.display
-    show = display.show
-
-    def shown():
-        frames.append(binascii.crc32(bytes(display.buffer)) & 0xFFFFFFFF)
-        show()
-
-    display.show = shown
+    frames = frame_crcs(app)
     step = ram.step
     loads = [0]
 

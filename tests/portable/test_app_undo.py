@@ -62,12 +62,9 @@ def _state(value):
     return value
 
 
-def _play(session_fn, spare):
-    """Play a scripted session; return (frames' crc32s, journal, undos taken fast)."""
-    app = App(Board(seed=5))
-    app.start()
-    session = app.session
-    session.back = None if spare else False
+def frame_crcs(app):
+    """Record the crc32 of the frame at every show() of app's display (a session's frames, a
+    few bytes each); return the list it fills."""
     frames = []
     display = app.board.display
     show = display.show
@@ -77,6 +74,16 @@ def _play(session_fn, spare):
         show()
 
     display.show = shown
+    return frames
+
+
+def _play(session_fn, spare):
+    """Play a scripted session; return (frames' crc32s, journal, undos taken fast)."""
+    app = App(Board(seed=5))
+    app.start()
+    session = app.session
+    session.back = None if spare else False
+    frames = frame_crcs(app)
     undo = session.undo
     fast = [0]
 
