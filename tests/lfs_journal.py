@@ -215,7 +215,7 @@ def full():
         "segments": len(segs),
         "free_bytes": storage.free(),
         "free_when_full": free_when_full,
-        "flash_bytes": storage.free(True),
+        "flash_bytes": storage.free(True)[1],
         "pruned_unacknowledged": getattr(log, "pruned", 0),
         "current_game_events": len(game),
     }

@@ -82,10 +82,12 @@ class MemoryStorage:
         return b"".join(self.segs.get(seg, ()))
 
     def free(self, total=False):
-        """Return the bytes left under the capacity (total: the capacity; None: none)."""
-        if self.capacity is None or total:
-            return self.capacity
-        return self.capacity - self.used()
+        """Return the bytes left under the capacity (total: (those, the capacity); None:
+        no capacity)."""
+        if self.capacity is None:
+            return None
+        left = self.capacity - self.used()
+        return (left, self.capacity) if total else left
 
     def side(self, name):
         """Return a side file's bytes or None (for tests)."""

@@ -37,11 +37,10 @@ def flash_row(storage):
     """How full the flash is, as a row: "Flash 37% full" (the journal deletes its oldest
     games when it runs short; "Flash ?" when the storage cannot say)."""
     try:
-        free = storage.free()
-        total = storage.free(True)
-    except (OSError, TypeError):
-        free = total = None
-    if not free and free != 0 or not total:
+        free, total = storage.free(True)
+    except (OSError, TypeError, ValueError):
+        return "Flash ?"
+    if not total:
         return "Flash ?"
     return "Flash %d%% full" % ((total - free) * 100 // total)
 
@@ -62,26 +61,38 @@ class ModeSettings(ListScreen):
             if name == mode:
                 title = mode_title
         super().__init__(title, [])
+        self.app = app
         self.values = []
         self.refresh(app)
 
     def refresh(self, app):
-        """Build the rows from the current values: items[i] is the label's lines."""
-        items = []
-        values = []
-        for spec in self.module.SETTINGS:
-            value = value_name(self.module, spec[0], app.session.setting(spec[0]))
-            lines = wrap(spec[4], _COLUMNS)
-            if len(lines[-1]) + 1 + len(value) > _COLUMNS:
-                lines.append("")  # the value on a line of its own
-            items.append(lines)
-            values.append(value)
-        if self.mode == DEVICE:  # the device's last row: how full its flash is
-            items.append([flash_row(app.session.storage)])
-            values.append("")
-        self.items = items
-        self.values = values
+        """Forget the rows: each is built from the current values when it is drawn or
+        measured (row), so opening a mode of 57 settings, or coming back from an edit,
+        builds the six on the screen, not all (~1 ms a row on a Pico: the spec, its label
+        wrapped, its value's name; the flash row a walk of the file system)."""
+        count = len(self.module.SETTINGS) + (self.mode == DEVICE)
+        self.items = [None] * count
+        self.values = [None] * count
         self.dirty = True
+
+    def row(self, i):
+        """Return row i's label lines, building it (and its value) if need be."""
+        lines = self.items[i]
+        if lines is None:
+            specs = self.module.SETTINGS
+            if i < len(specs):
+                spec = specs[i]
+                session = self.app.session
+                value = value_name(self.module, spec[0], session.setting(spec[0]))
+                lines = wrap(spec[4], _COLUMNS)
+                if len(lines[-1]) + 1 + len(value) > _COLUMNS:
+                    lines.append("")  # the value on a line of its own
+            else:  # the device's last row: how full its flash is
+                lines = [flash_row(self.app.session.storage)]
+                value = ""
+            self.items[i] = lines
+            self.values[i] = value
+        return lines
 
     def on_show(self, app):
         """Values may have changed while an edit screen was on top."""
@@ -101,7 +112,7 @@ class ModeSettings(ListScreen):
         """Pixels the rows first..end-1 take."""
         total = 0
         for i in range(first, end):
-            total += len(self.items[i]) * _ROW
+            total += len(self.row(i)) * _ROW
         return total
 
     def draw(self, canvas):
@@ -109,7 +120,7 @@ class ModeSettings(ListScreen):
         draw.title(canvas, self.title)
         y = 10
         i = self.top
-        while i < len(self.items) and y + len(self.items[i]) * _ROW <= 10 + _ROOM:
+        while i < len(self.items) and y + len(self.row(i)) * _ROW <= 10 + _ROOM:
             lines = self.items[i]
             ink = 1
             if i == self.cursor:
