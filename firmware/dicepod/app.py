@@ -45,6 +45,10 @@ _GC_SHARE = const(4)
 _GC_ROOMY = const(131072)
 # ... and every three quarters of it while the session starts (see start()).
 _GC_BOOT_QUARTERS = const(3)
+# Bytes allocated after which the idle pass after a frame collects (step()).
+_TIDY_BYTES = const(4096)
+# ... where this much was free at start (a Pico's ~167 KB); after each frame under it.
+_TIDY_ROOMY = const(153600)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
@@ -67,7 +71,7 @@ class App:
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
         self.safe = False  # started without the game after a crash loop
         self.dirty = True
-        # The idle collection after a frame (step()): 1 armed (a frame was shown), -1 not
+        # The idle collection after a frame (step()): > 0 armed (a frame was shown), < 0 not
         # until the next frame, 0 never (not MicroPython, or a heap under _GC_ROOMY at start)
         self.tidy = 0
 
@@ -227,18 +231,33 @@ class App:
         # The garbage of the last presses goes in a pass with nothing to do and no button
         # held (a collection marks the whole live heap: ~17 ms on the emulated Pico), so
         # that the threshold's collections seldom fall in the pass that answers a press.
-        # Once after each frame: an idle screen's passes do not collect again and again.
-        # (Not "once a few hundred bytes were allocated": gc.mem_alloc() walks the whole heap's
-        # block table, 8.6 ms on the emulated Pico, half a collection. When the rule was 2 KB,
-        # a run of cheap presses, a list's cursor at ~300 B each, piled up garbage until the
-        # threshold's collection fell in a press: 15 of a Battle Game's 81 presses.)
+        # Looked at once after each frame (an idle screen's passes do not look again and
+        # again), and only once _TIDY_BYTES were allocated since the last collection: a
+        # collection leaves MicroPython's search for free blocks at the heap's start, so
+        # each call of a function whose locals do not fit its C stack (most here) searched
+        # the small holes low in the heap for its frame, 22 % of a list's DOWN after a
+        # collection; later presses find room where the last one left off. gc.mem_alloc()
+        # walks the heap's block table, 8.6 ms on the emulated Pico, in the idle pass.
+        # tidy holds 1 + gc.mem_alloc() just after the last collection: > 0 armed (the next
+        # idle pass looks), negated until the next frame, 0 never (not MicroPython, or a
+        # small heap: it collects every 4 KB already).
         tidy = self.tidy
         if pressed:
             if tidy < 0:
-                self.tidy = 1  # armed: the next idle pass collects
+                self.tidy = -tidy  # armed
         elif tidy > 0 and not self.board.buttons.state:
-            gc.collect()
-            self.tidy = -1  # disarmed until the next frame
+            # (each time on CPython, or where under _TIDY_ROOMY was free at start: a
+            # collection each frame fragments less, and a 64-bit unix port's 190 KB runs
+            # out of whole blocks without it)
+            alloc = getattr(gc, "mem_alloc", None)
+            if (
+                alloc is None
+                or gc.threshold() < _TIDY_ROOMY // _GC_SHARE
+                or alloc() >= tidy + _TIDY_BYTES
+            ):
+                gc.collect()
+                tidy = 1 + alloc() if alloc is not None else 1
+            self.tidy = -tidy  # disarmed until the next frame
         elif ram.step():  # a mode's code loading ahead (ram.start): one load a pass with
             self.tidy = 1  # nothing to draw (a finger still down: its tap acts on release)
 
