@@ -246,17 +246,16 @@ class App:
             if tidy < 0:
                 self.tidy = -tidy  # armed
         elif tidy > 0 and not self.board.buttons.state:
-            # (each time on CPython, or where under _TIDY_ROOMY was free at start: a
-            # collection each frame fragments less, and a 64-bit unix port's 190 KB runs
-            # out of whole blocks without it)
             alloc = getattr(gc, "mem_alloc", None)
-            if (
-                alloc is None
-                or gc.threshold() < _TIDY_ROOMY // _GC_SHARE
-                or alloc() >= tidy + _TIDY_BYTES
-            ):
+            if alloc is None or gc.threshold() < _TIDY_ROOMY // _GC_SHARE:
+                # each frame on CPython, or where under _TIDY_ROOMY was free at start: a
+                # collection each frame fragments less (a 64-bit unix port's 190 KB runs
+                # out of whole blocks without it)
                 gc.collect()
-                tidy = 1 + alloc() if alloc is not None else 1
+                tidy = 1
+            elif alloc() >= tidy + _TIDY_BYTES:
+                gc.collect()
+                tidy = 1 + alloc()
             self.tidy = -tidy  # disarmed until the next frame
         elif ram.step():  # a mode's code loading ahead (ram.start): one load a pass with
             self.tidy = 1  # nothing to draw (a finger still down: its tap acts on release)
