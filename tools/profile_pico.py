@@ -6,6 +6,7 @@ Prints the functions by share of samples, and the share of whole subsystems (the
 the garbage collector, LittleFS, SHA-256, I2C, ...).
 
     .venv/bin/python tools/profile_pico.py [--modes battle] [--every 200] [--top 40] [--heap KB]
+        [--quick]
     .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--current 100] [--every 200]
     .venv/bin/python tools/profile_pico.py --modes free --shows "OK FreeRoll" \
         --callers qstr_find_strn [--depth 5]
@@ -14,9 +15,10 @@ the garbage collector, LittleFS, SHA-256, I2C, ...).
 does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first
 frame) with a journal of that many events, or a full flash, written on the flash first
 (tools/bench_journal.py's segments), the last --current of them a game in progress.
---shows profiles only the passes answering the presses bench_pico --list labels that way, to
-their last display byte; --callers also lists who calls a C function there (which operation
-searches the interned names, say).
+--quick plays the suite's shorter sessions (bench_pico --quick's). --shows profiles only the
+passes answering the presses bench_pico --list labels that way, to their last display byte;
+--callers also lists who calls a C function there (which operation searches the interned
+names, say).
 """
 
 import argparse
@@ -96,13 +98,14 @@ def main(argv):
         " found on the stack above its samples: a heuristic, a stale one can show up)",
     )
     parser.add_argument("--depth", type=int, default=4, help="with --callers: callers a sample")
+    parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
     addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
     if args.boot is not None:
         return profile_boot(args, addrs, names)
     modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]
-    rec = ps.record(modes)
+    rec = ps.record(modes, **(ps.QUICK if args.quick else {}))
     hist = {}
     heap = args.heap * 1024 if args.heap else None
     first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
