@@ -312,8 +312,8 @@ def test_native_6x8_text_is_font6s_pixels():
     native = d.text6
     taken = []
 
-    def spy(s, x, y, c, table):
-        done = native(s, x, y, c, table)
+    def spy(s, at, table):
+        done = native(s, at, table)
         taken.append(done)
         return done
 

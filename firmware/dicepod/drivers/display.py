@@ -121,13 +121,13 @@ class _OLED(framebuf.FrameBuffer):
         super().__init__(self.buffer, _WIDTH, _HEIGHT, framebuf.MONO_VLSB)
         self.init_display()
 
-    def text6(self, s, x, y, c, table):
-        """Draw s in the 6×8 font (table: dicepod.ui.font6's glyphs) at x, y in ink c (0 or 1)
-        in native code (dicepod.drivers.glyphs); False when it cannot (no native code here, a
-        character past "~", x or y far off the screen): the caller draws it in Python."""
-        if _text6 is None or not (-512 <= x < 512 and -512 <= y < 512):
-            return False
-        return _text6(self.buffer, s, table, (x + 512) | ((y + 512) << 10) | (c & 1) << 20) == 0
+    def text6(self, s, at, table):
+        """Draw s in the 6×8 font (table: dicepod.ui.font6's glyphs) in native code
+        (dicepod.drivers.glyphs) at at = (x + 512) | (y + 512) << 10 | ink << 20 (x and y in
+        -512..511, ink 0 or 1: packed by the caller, dicepod.ui.font6.text, so that neither
+        call's frame needs the heap); False when it cannot (no native code here, a character
+        past "~"): the caller draws it in Python."""
+        return _text6 is not None and _text6(self.buffer, s, table, at) == 0
 
     # Commands --------------------------------------------------------------------------------
 

@@ -23,11 +23,14 @@ _FACES = const((0, 16, 257, 273, 325, 341, 365))
 _glyph_buffer = bytearray(8)
 _glyph = framebuf.FrameBuffer(_glyph_buffer, 8, 8, framebuf.MONO_VLSB)
 
-# The 6×8 font (its table and glyph drawing live in dicepod.ui.font6, loaded on first use and
-# then kept: dicepod.ram), held here once loaded: an import statement searches the interned
-# names for the submodule's full name each time (~0.35 ms on the emulated Pico with a
-# session's 1,200 names; a free roll's frame drew five lines with five imports). Its own
-# name, already interned: a new name could be the one that makes the qstr pool double.
+# The 6×8 font's text() (its table and glyph drawing live in dicepod.ui.font6, loaded on first
+# use and then kept: dicepod.ram), held here once loaded: an import statement searches the
+# interned names for the submodule's full name each time (~0.35 ms on the emulated Pico with
+# a session's 1,200 names; a free roll's frame drew five lines with five imports). The
+# function itself, not the module: small() calls it with a frame of 11 words, which MicroPython
+# keeps on the C stack (a method call's two more words put it on the heap: tools/mpy_frames.py).
+# Named font6, a name already interned: a new name can be the one that makes the qstr pool
+# grow, a block of a few KB found wherever the heap has one at that moment.
 font6 = None
 SMALL = 6  # pixels per character: 21 across the screen
 SMALL_COLUMNS = 21
@@ -94,8 +97,8 @@ def small(canvas, s, x, y, c=1):
         x = (WIDTH - len(s) * SMALL + 1) // 2 if x == CENTER else WIDTH + 1 - len(s) * SMALL
     global font6
     if font6 is None:
-        from dicepod.ui import font6  # (kept for good: dicepod.ram)
-    font6.text(canvas, s, x, y, c)  # type: ignore  (a module here)
+        from dicepod.ui.font6 import text as font6  # (kept for good: dicepod.ram)
+    font6(canvas, s, x, y, c)  # type: ignore  (a function once loaded)
 
 
 def center(canvas, s, y, c=1):

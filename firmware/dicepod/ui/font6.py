@@ -42,12 +42,22 @@ _glyph = framebuf.FrameBuffer(_buffer, 5, 8, framebuf.MONO_VLSB)
 
 
 def text(canvas, s, x, y, c=1):
-    """Draw s at x, y in ink c, 6 pixels a character. (The five columns are copied one
+    """Draw s at x, y in ink c, 6 pixels a character: on the Pico's display in native code
+    (its text6, dicepod.drivers.glyphs: x, y and the ink packed in one int, x and y within
+    -512..511), else, or for a character it cannot draw, in Python (blit). (A shallow
+    frame: at most 11 words of names and stack keep a call's frame off the heap,
+    tools/mpy_frames.py; every text on a screen comes here.)"""
+    if hasattr(canvas, "text6") and -512 <= x < 512 and -512 <= y < 512:
+        if canvas.text6(s, (x + 512) | ((y + 512) << 10) | (c & 1) << 20, _SMALL):
+            return
+    blit(canvas, s, x, y, c)
+
+
+def blit(canvas, s, x, y, c):
+    """Draw s a glyph at a time through framebuf blits (named as framebuf's method: a name
+    the firmware holds already, none added to the interned names). (The five columns are copied one
     statement each, not in a loop: ~84 instead of ~106 us a character on the emulated Pico,
     and a list screen in this font draws ~150 of them.)"""
-    fast = getattr(canvas, "text6", None)  # the Pico's display: native code (drivers.glyphs)
-    if fast is not None and fast(s, x, y, c, _SMALL):
-        return
     table = _SMALL
     g = _buffer
     blit = canvas.blit
