@@ -25,46 +25,65 @@ def title(mode):
 def scan(journal):
     """Return the games the journal's last segments begin, oldest first, each
     [game id, mode, seg, offset, first ms, last ms, boots at start, boots at end, moves],
-    and how many restarts the lines show (the clock of each line counts from its boot). Each
-    line is read for its fields (game, clock, the event's kind), never decoded whole."""
+    and how many restarts the lines show (the clock of each line counts from its boot).
+
+    Each segment's lines come straight from the storage (no decoding, no tuple a line: a few
+    finds and one int, the clock; the game id only from a new_game line: the lines after it
+    are that game's until the next one). A line is skipped when it is a header or a break
+    line, torn (no newline: a failed write's, written again in the next segment), or the
+    first line of a segment repeating the line before it (a failed write that did land)."""
     games = []
-    segments = journal.storage.segments()
-    if not segments:
-        return games, 0
+    storage = journal.storage
+    segments = storage.segments()
     boots = 0
     last_ms = -1
     game = None
-    for seg, offset, line in journal.lines(0, segments[-_SEGMENTS:][0]):
-        a = line.find(b" ") + 1  # SEQ GAME MS PREV EVENT CRC
-        b = line.find(b" ", a)
-        c = line.find(b" ", b + 1)
-        event = line.find(b" ", c + 1) + 1
-        if line[:1] == b"!" or not 0 < a < b < c < event:
-            continue
-        try:
-            gid = int(line[a:b])
-            ms = int(line[b + 1 : c])
-        except ValueError:
-            continue
-        if ms < last_ms:
-            boots += 1  # the clock went back: a restart
-        last_ms = ms
-        if line.startswith(b'["new_game",["', event):
-            for name, _words in modes.MODES:
-                if line.startswith(name.encode(), event + 14):
-                    game = [gid, name, seg, offset, ms, ms, boots, boots, 0]
-                    games.append(game)
-                    if len(games) > _GAMES:
-                        games.pop(0)
-            continue
-        if game is None or gid != game[0]:
-            continue
-        game[5] = ms
-        game[7] = boots
-        if line.startswith(b'["undo"', event):
-            game[8] -= 1
-        elif not line.startswith(b'["set"', event):
-            game[8] += 1
+    before = b""  # the previous line
+    for seg in segments[-_SEGMENTS:]:
+        offset = 0
+        first = True
+        for line in storage.lines(seg):
+            at = offset
+            offset += len(line)
+            if line[0] == 64 or line[0] == 33 or line[-1] != 10:  # "@", "!", torn
+                continue
+            a = line.find(b" ") + 1  # SEQ GAME MS PREV EVENT CRC
+            b = line.find(b" ", a)
+            c = line.find(b" ", b + 1)
+            if not 0 < a < b < c:
+                continue
+            if first:
+                first = False
+                if line[:a] == before[:a]:
+                    continue
+            before = line
+            try:
+                ms = int(line[b + 1 : c])
+            except ValueError:
+                continue
+            if ms < last_ms:
+                boots += 1  # the clock went back: a restart
+            last_ms = ms
+            c += 10  # the event, after PREV (8 hex digits)
+            if line.startswith(b'["new_game",["', c):
+                for name, _words in modes.MODES:
+                    if line.startswith(name.encode(), c + 14):
+                        try:
+                            game = [int(line[a:b]), name, seg, at, ms, ms, boots, boots, 0]
+                        except ValueError:
+                            break
+                        games.append(game)
+                        if len(games) > _GAMES:
+                            games.pop(0)
+                continue
+            if game is None:
+                continue
+            game[5] = ms
+            game[7] = boots
+            if line.startswith(b'["undo"', c):
+                game[8] -= 1
+            elif not line.startswith(b'["set"', c):
+                game[8] += 1
     return games, boots
 
 
