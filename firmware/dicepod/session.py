@@ -278,22 +278,27 @@ class Session:
         module = ram.load(mode, True)
         specs = module.SETTINGS
         slots = self.mode_settings(module).slots
+        # The mode's settings as events, the keys decoded once for the game, the game before
+        # its first move and the journal (each key a string made: a search of the interned
+        # names, ~0.1 ms on a Pico; Rise of the Orks has 57)
+        events: list = [("new_game", (mode,))]
+        slot = 0
+        for key in spec_keys(specs):
+            value = slots[slot]
+            slot += 1
+            if value is not None:
+                events.append(("set", (key, value)))
         if self.hold:  # one entry for the lot, written after the frame (see flush)
-            self.pending.append((self.ms, None, (mode, specs, slots)))
+            self.pending.append((self.ms, None, events))
         else:
-            self._journal_new_game(self.ms, mode, specs, slots)
+            self._journal_new_game(self.ms, events)
         self.mode = mode
         games = [module.Game(Settings(specs))]
         if spare:  # and the game before its first move (back)
             games.append(module.Game(Settings(specs)))
         for game in games:
-            game.apply(("new_game", (mode,)))
-            slot = 0
-            for key in spec_keys(specs):
-                value = slots[slot]
-                slot += 1
-                if value is not None:
-                    game.apply(("set", (key, value)))
+            for event in events:
+                game.apply(event)
         self.game = games[0]
         if spare:
             self.back = [games[1], "new_game", None, 0]
@@ -302,16 +307,11 @@ class Session:
         self.last_kind = "new_game"
         self.last_event = None
 
-    def _journal_new_game(self, ms, mode, specs, slots):
-        """Journal a new game of mode and its settings (slots: the values by spec position),
-        a line each: 57 for Rise of the Orks."""
-        self.record(("new_game", (mode,)), ms)
-        slot = 0
-        for key in spec_keys(specs):
-            value = slots[slot]
-            slot += 1
-            if value is not None:
-                self.record(("set", (key, value)), ms)
+    def _journal_new_game(self, ms, events):
+        """Journal a new game's events (new_game, then its settings: up to 58 lines for Rise
+        of the Orks)."""
+        for event in events:
+            self.record(event, ms)
 
     def record(self, event, ms=-1):
         """Append an event to the journal (after those play() left pending) at ms (-1: now)
@@ -391,8 +391,8 @@ class Session:
         self.pending = []
         try:
             for item in pending:
-                if item[1] is None:  # a new game: (ms, None, (mode, specs, slots))
-                    self._journal_new_game(item[0], *item[2])
+                if item[1] is None:  # a new game: (ms, None, its events)
+                    self._journal_new_game(item[0], item[2])
                 else:  # (ms, event)
                     self.record(item[1], item[0])
         except ValueError:  # no room: record() folded the game again without it
