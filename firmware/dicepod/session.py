@@ -77,7 +77,7 @@ class Session:
         self.back = False
         self.hold = False  # play() leaves its append to flush() (set by the app's loop pass)
         self.pending = []  # (ms, event) played, not yet in the journal (see flush); a new
-        # game's: (ms, None, (mode, its specs, its values by position))
+        # game's: (ms, None, its events); the settings file to write: (ms, None, None)
         self.messages = []  # lines to show once the app has started
         self.messages.extend(getattr(board, "notices", ()))
 
@@ -158,7 +158,9 @@ class Session:
 
     def change_setting(self, key, value):
         """Set a setting (ValueError if out of range), save it, and journal it when the
-        current game uses it."""
+        current game uses it. While `hold` is set the settings file is written by flush(),
+        after the frame (a LittleFS write and rename: ~30 ms of a press on the emulated
+        Pico); a flash that cannot take it says so in a toast."""
         spec = self.spec(key)
         if spec is None:
             raise ValueError("unknown setting")
@@ -166,7 +168,10 @@ class Session:
             raise ValueError("%d..%d" % (spec[2], spec[3]))
         values = self.values
         values[key] = value
-        self.storage.save_settings(encode(values))
+        if self.hold:  # the file is written after the frame, with the moves (see flush)
+            self.pending.append((self.ms, None, None))
+        else:
+            self.storage.save_settings(encode(values))
         if key.startswith(_DEVICE + "."):
             for part in (self.power, self.beeper):  # display times, brightness; the volume
                 configure = getattr(part, "configure", None)
@@ -391,10 +396,15 @@ class Session:
         self.pending = []
         try:
             for item in pending:
-                if item[1] is None:  # a new game: (ms, None, its events)
-                    self._journal_new_game(item[0], item[2])
-                else:  # (ms, event)
+                if item[1] is not None:  # (ms, event)
                     self.record(item[1], item[0])
+                elif item[2] is not None:  # a new game: (ms, None, its events)
+                    self._journal_new_game(item[0], item[2])
+                else:  # the settings file (change_setting)
+                    try:
+                        self.storage.save_settings(encode(self.values))
+                    except OSError:
+                        self.toast("Settings not saved")
         except ValueError:  # no room: record() folded the game again without it
             self.toast("Flash full")
             return False

@@ -57,8 +57,7 @@ class EditValue(Screen):
         elif button == DOWN and self.value > self.low:
             self.value -= 1
         elif button == OK:
-            app.busy("Saving...")  # the settings file is written
-            try:
+            try:  # (the settings file is written after the frame: Session.flush)
                 app.session.change_setting(self.key, self.value)
             except ValueError as exc:
                 app.show_toast(str(exc.args[0]))
