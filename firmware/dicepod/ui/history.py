@@ -99,11 +99,15 @@ class History(ListScreen):
         items = []
         for game in games:
             # 15 columns at most: the list stays in the 8×8 font (the 6×8 font's code and
-            # its glyph buffer are 1-2 KB more where the heap is tightest, leaving a game)
+            # its glyph buffer are 1-2 KB more where the heap is tightest, leaving a game).
+            # One string made a row (each string made searches the names interned so far:
+            # ~0.1 ms on a Pico; "#" + str(n) + " " + title made three).
             item = title(game[1])
             if len(item) > 12:
-                item = game[1][0].upper() + game[1][1:]
-            items.append("#" + str(game[0]) + " " + item)
+                item = "#%d %s%s" % (game[0], game[1][0].upper(), game[1][1:])
+            else:
+                item = "#%d %s" % (game[0], item)
+            items.append(item)
         self.items = items or ["(no game yet)"]
 
     def choose(self, app, index):
