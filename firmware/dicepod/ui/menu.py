@@ -61,9 +61,12 @@ class MainMenu(ListScreen):
         if self.items[index] == _HISTORY:
             from dicepod.ui.history import History
 
-            # No game screen is open under the main menu: drop the game and its code while the
-            # history is read (the journal keeps the game; opening it folds it again).
-            app.session.release_game()
+            # No game screen is open under the main menu: on a small heap, drop the game and
+            # its code while the history is read (the journal keeps the game; opening it folds
+            # it again). A roomy heap (where the session keeps the game's spare copy, back)
+            # keeps them: the way back to the game is then a frame, not a fold.
+            if app.session.back is False:
+                app.session.release_game()
             return History(app)
         from dicepod.ui.settings import SettingsMenu
 
