@@ -82,8 +82,11 @@ class ModeSettings(ListScreen):
             specs = self.module.SETTINGS
             if i < len(specs):
                 spec = specs[i]
-                session = self.app.session
-                value = value_name(self.module, spec[0], session.setting(spec[0]))
+                # the players' value, else the spec's default (session.setting without
+                # finding the spec again: its key split, its module imported, its list read)
+                values = self.app.session.values
+                value = values[spec[0]] if spec[0] in values else spec[1]
+                value = value_name(self.module, spec[0], value)
                 lines = wrap(spec[4], _COLUMNS)
                 if len(lines[-1]) + 1 + len(value) > _COLUMNS:
                     lines.append("")  # the value on a line of its own
