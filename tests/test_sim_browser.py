@@ -312,10 +312,10 @@ def test_page_for_a_class(server, browser):
 
 
 def _count_labels(frame):
-    """The band of Free roll's count labels (rows 23-30: above the bars, below the status
-    line) of a MONO_VLSB frame."""
+    """The band of Free roll's count labels (rows 24-31, display page 3: above the bars, below
+    the status line) of a MONO_VLSB frame."""
     return bytes(
-        frame[(y >> 3) * 128 + x] >> (y & 7) & 1 for y in range(23, 31) for x in range(128)
+        frame[(y >> 3) * 128 + x] >> (y & 7) & 1 for y in range(24, 32) for x in range(128)
     )
 
 
@@ -330,7 +330,7 @@ def _labels_of(counts):
     canvas = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
     for face in range(1, 7):
         text = str(counts[face])
-        draw.small(canvas, text, 1 + (face - 1) * 21 + (21 - len(text) * draw.SMALL) // 2, 23)
+        draw.small(canvas, text, 1 + (face - 1) * 21 + (21 - len(text) * draw.SMALL) // 2, 24)
     return _count_labels(buf)
 
 
