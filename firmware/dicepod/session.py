@@ -293,28 +293,34 @@ class Session:
             slot += 1
             if value is not None:
                 events.append(("set", (key, value)))
-        if self.hold:  # one entry for the lot, written after the frame (see flush)
-            self.pending.append((self.ms, None, events))
-        else:
-            self._journal_new_game(self.ms, events)
         self.mode = mode
-        games = [module.Game(Settings(specs))]
-        if spare:  # and the game before its first move (back)
-            games.append(module.Game(Settings(specs)))
-        for game in games:
-            for event in events:
-                game.apply(event)
-        self.game = games[0]
-        if spare:
-            self.back = [games[1], "new_game", None, 0]
+        game = module.Game(Settings(specs))
+        for event in events:
+            game.apply(event)
+        self.game = game
         self.moves = 0
         self.trailing = 0
         self.last_kind = "new_game"
         self.last_event = None
+        # Journaled (and, with RAM to spare, the game before its first move folded a second
+        # time for an undo: back) after the frame in a loop pass (see flush): ~10 ms of a
+        # Rise of the Orks's opening on the emulated Pico.
+        if self.hold:  # one entry for the lot
+            self.pending.append((self.ms, None, events))
+        else:
+            self._journal_new_game(self.ms, events)
 
     def _journal_new_game(self, ms, events):
         """Journal a new game's events (new_game, then its settings: up to 58 lines for Rise
-        of the Orks)."""
+        of the Orks); with RAM to spare, first keep a second copy of the game before its
+        first move (back) if nothing was played since."""
+        game = self.game
+        if self.back is None and self.moves == 0 and self.last_kind == "new_game":
+            if game is not None and events[0][1][0] == self.mode:
+                copy = type(game)(Settings(game.settings.specs))
+                for event in events:
+                    copy.apply(event)
+                self.back = [copy, "new_game", None, 0]
         for event in events:
             self.record(event, ms)
 

@@ -90,3 +90,18 @@ def test_orks_every_setting_read_by_its_own_key():
                 assert game.horde(difficulty, short.index(what)) == want, key
         checked += 1
     assert checked == len(orks.SETTINGS)
+
+
+def test_spec_lookups_agree_in_any_order():
+    # Specs looks first at the line after the last one found (folds set keys in spec order):
+    # in order, backwards, twice over, by a prefix of a key, the same answers as a search.
+    for specs in (tyranid.SETTINGS, orks.SETTINGS):
+        decoded = list(specs)
+        n = len(decoded)
+        order = list(range(n)) + list(range(n - 1, -1, -1)) + [0, 0, n - 1, 0, 2, 1]
+        for i in order:
+            key, _default, low, high, _label = decoded[i]
+            assert specs.index(key) == i, key
+            assert specs.limits(key) == (i, low, high), key
+            assert specs.index(key[:-1]) == -1, key  # a prefix is no key
+            assert specs.limits(key + "x") is None, key
