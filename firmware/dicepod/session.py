@@ -116,13 +116,16 @@ class Session:
 
     # -- settings ------------------------------------------------------------------------------
 
-    def mode_settings(self, module):
-        """Return a Settings for a mode module with the players' values; a stored value
+    def mode_settings(self, module, mode):
+        """Return a Settings for mode's rules module with the players' values; a stored value
         outside its range is dropped (default again) with a message."""
         specs = module.SETTINGS
         settings = Settings(specs)
         values = self.values
+        mode += "."  # (its keys: another mode's are not looked for in its specs)
         for key in sorted(values):  # the players' few values, not every spec of the mode
+            if not key.startswith(mode):
+                continue
             index = spec_index(specs, key)
             if index >= 0:
                 try:
@@ -282,7 +285,7 @@ class Session:
         # after another leaves the heap less fragmented.
         module = ram.load(mode, True)
         specs = module.SETTINGS
-        slots = self.mode_settings(module).slots
+        slots = self.mode_settings(module, mode).slots
         # The mode's settings as events, the keys decoded once for the game, the game before
         # its first move and the journal (each key a string made: a search of the interned
         # names, ~0.1 ms on a Pico; Rise of the Orks has 57)

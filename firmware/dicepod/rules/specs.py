@@ -21,10 +21,10 @@ class Specs:
     57 specs from a 2,446-character str took ~250 ms of a new game on the emulated Pico
     (str_index_to_ptr, utf8_ptr_to_index: tools/profile_pico.py); bytes index directly."""
 
-    # [text, offset, index] of the line after the last key found (a cache shared by every
-    # Specs, not state; a name MicroPython has interned already): a fold and a new game set
-    # the keys in spec order, so each is found there without a search of the text (Rise of
-    # the Orks's 57 a new game: tools/bench_pico.py).
+    # [text, offset, index] of the line of the last key found (a cache shared by every Specs,
+    # not state; a name MicroPython has interned already): a fold and a new game set the keys
+    # in spec order, so each is found on the line after it without a search of the text
+    # (Rise of the Orks's 57 a new game: tools/bench_pico.py).
     next = [b"", 0, 0]
 
     def __init__(self, text):
@@ -88,28 +88,34 @@ class Specs:
         if at < 0:
             return None
         text = self.text
-        index = self.next[2] - 1  # (_line: the line after it)
         at = text.find(b" ", text.find(b" ", at) + 1) + 1  # past key and default
         mid = text.find(b" ", at)
         low, high = int(text[at:mid]), int(text[mid + 1 : text.find(b" ", mid + 1)])
-        return index, low, high
+        return self.next[2], low, high
 
     def index(self, key):
         """Return the position of key's spec, or -1 (no string is built)."""
-        return self.next[2] - 1 if self._line(key) >= 0 else -1
+        return self.next[2] if self._line(key) >= 0 else -1
 
     def _line(self, key):
-        """Return the offset of key's line in the text, or -1; self.next then holds the
-        line after it."""
+        """Return the offset of key's line in the text, or -1; self.next then holds it and
+        its index. Looked for first where the last key was found (a key's index, then its
+        limits), then on the line after it (the keys in spec order), then everywhere."""
         if not isinstance(key, str) or not key or " " in key or "\n" in key:
             return -1
         key = key.encode()
         text = self.text
         hint = self.next
         at = hint[1]
-        if hint[0] is text and text.startswith(key, at) and text.startswith(b" ", at + len(key)):
-            index = hint[2]
-        else:
+        index = hint[2]
+        if hint[0] is not text:
+            at = -1
+        elif not (text.startswith(key, at) and text.startswith(b" ", at + len(key))):
+            at = text.find(b"\n", at) + 1
+            index += 1
+            if not (at and text.startswith(key, at) and text.startswith(b" ", at + len(key))):
+                at = -1
+        if at < 0:
             at = text.find(key)
             while at >= 0:
                 if (at == 0 or text.startswith(b"\n", at - 1)) and text.startswith(
@@ -121,6 +127,6 @@ class Specs:
                 return -1
             index = text.count(b"\n", 0, at)
         hint[0] = text
-        hint[1] = text.find(b"\n", at) + 1
-        hint[2] = index + 1
+        hint[1] = at
+        hint[2] = index
         return at
