@@ -722,3 +722,32 @@ def test_game_event_reads_what_decode_reads_and_refuses_what_it_must():
             except ValueError:
                 continue
             raise AssertionError(bad)
+
+
+def test_file_storage_lines_of_every_length_around_its_buffer():
+    # FileStorage.lines reads 128-byte blocks into one buffer: lines shorter, as long as and
+    # longer than it (the buffer grows), from any offset, and a torn last line, come back
+    # as they were written.
+    path = _tmpdir()
+    try:
+        storage = FileStorage(path)
+        rng = Seeded(11)
+        lines = []
+        for n in (1, 2, 75, 126, 127, 128, 129, 200, 255, 256, 257, 600, 3, 127):
+            lines.append(bytes([97 + rng.randbelow(26) for _ in range(n - 1)]) + b"\n")
+        for _ in range(60):
+            n = rng.randbelow(140) + 1
+            lines.append(bytes([97 + rng.randbelow(26) for _ in range(n - 1)]) + b"\n")
+        data = b"".join(lines)
+        storage.write(7, data + b"torn tail")
+        assert list(storage.lines(7)) == lines + [b"torn tail"]
+        offset = 0
+        for i in range(len(lines)):
+            if i % 7 == 0:
+                assert list(storage.lines(7, offset)) == lines[i:] + [b"torn tail"], i
+            offset += len(lines[i])
+        storage.write(8, data)
+        assert list(storage.lines(8)) == lines
+        assert list(storage.lines(9)) == []  # no such segment
+    finally:
+        _rmtree(path)
