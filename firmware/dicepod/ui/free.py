@@ -143,13 +143,14 @@ class FreeRoll(Screen):
         top = _COUNTS_Y + (17 if staggered else 9)
         # the scale fits the tallest bar and the expected line; expected = dice / 6
         scale = max(most * 6, game.dice)
+        write = canvas.text  # (looked up once: the display's classes are walked for it)
         for face in range(1, 7):
             x = 1 + (face - 1) * 21
             if scale:
                 height = (counts[face] * 6 * (_BAR_BASE - top) + scale - 1) // scale
                 canvas.fill_rect(x + 4, _BAR_BASE - height, 12, height, 1)
             canvas.hline(x, _BAR_BASE, 20, 1)
-            canvas.text(str(face), x + 6, 57, 1)
+            write(str(face), x + 6, 57, 1)
             if game.rolls:
                 text = str(counts[face])
                 y = _COUNTS_Y + (8 if staggered and face % 2 == 0 else 0)
@@ -190,8 +191,9 @@ class FreeRoll(Screen):
 
 def _line(canvas, x, w, y):
     """A dotted line w pixels long from x at y, visible on lit bars and on the dark alike."""
+    pixel = canvas.pixel  # (looked up once: the display's classes are walked for it)
     for i in range(x, x + w, 2):
-        canvas.pixel(i, y, 0 if canvas.pixel(i, y) else 1)
+        pixel(i, y, 0 if pixel(i, y) else 1)
 
 
 def menu(app, screen):
