@@ -725,9 +725,9 @@ def test_game_event_reads_what_decode_reads_and_refuses_what_it_must():
 
 
 def test_file_storage_lines_of_every_length_around_its_buffer():
-    # FileStorage.lines reads 128-byte blocks into one buffer: lines shorter, as long as and
-    # longer than it (the buffer grows), from any offset, and a torn last line, come back
-    # as they were written.
+    # FileStorage.lines reads 128-byte blocks and splits them itself: lines shorter than a
+    # block, as long as one and spanning several, from any offset, and a torn last line,
+    # come back as they were written.
     path = _tmpdir()
     try:
         storage = FileStorage(path)

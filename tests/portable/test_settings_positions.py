@@ -93,8 +93,9 @@ def test_orks_every_setting_read_by_its_own_key():
 
 
 def test_spec_lookups_agree_in_any_order():
-    # Specs looks first at the line after the last one found (folds set keys in spec order):
-    # in order, backwards, twice over, by a prefix of a key, the same answers as a search.
+    # Specs looks first at the line of the last key found, then at the line after it (folds
+    # set keys in spec order), then searches: in order, backwards, the same key twice, by a
+    # prefix of a key, the same answers as a search.
     for specs in (tyranid.SETTINGS, orks.SETTINGS):
         decoded = list(specs)
         n = len(decoded)
