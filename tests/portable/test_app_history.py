@@ -108,3 +108,92 @@ def test_a_roomy_heap_keeps_the_game_while_the_history_is_read():
         menu(app, "free")
         assert top(app) == "FreeRoll" and app.session.game.rolls == 2
         assert (app.session.game is game) == spare
+
+
+def _split_scan(storage):
+    """The games as History.scan lists them, from each line split at its spaces (the oracle:
+    no offsets, no finds): [id, mode, seg, offset, first ms, last ms, boots, boots, moves]."""
+    games = []
+    boots = 0
+    last_ms = -1
+    game = None
+    before = None
+    for seg in storage.segments()[-12:]:
+        offset = 0
+        first = True
+        for line in storage.lines(seg):
+            at = offset
+            offset += len(line)
+            if line[:1] in (b"@", b"!") or not line.endswith(b"\n"):
+                continue
+            seq, gid, ms, _prev, event = line.split(b" ", 4)
+            if first:
+                first = False
+                if seq == before:
+                    continue
+            before = seq
+            ms = int(ms)
+            if ms < last_ms:
+                boots += 1
+            last_ms = ms
+            if event.startswith(b'["new_game",["'):
+                name = event[14:].split(b'"')[0].decode()
+                game = [int(gid), name, seg, at, ms, ms, boots, boots, 0]
+                games.append(game)
+                continue
+            if game is None:
+                continue
+            game[5] = ms
+            game[7] = boots
+            if event.startswith(b'["undo"'):
+                game[8] -= 1
+            elif not event.startswith(b'["set"'):
+                game[8] += 1
+    return games[-20:], boots
+
+
+class _NoRoom:
+    """The board's storage where no segment fits the heap in one piece."""
+
+    def __init__(self, storage):
+        self.storage = storage
+
+    def segments(self):
+        return self.storage.segments()
+
+    def lines(self, seg, start=0):
+        return self.storage.lines(seg, start)
+
+    def segment(self, seg):
+        raise MemoryError
+
+
+def test_the_list_of_games_read_whole_or_line_by_line_is_the_split_lines():
+    from dicepod.ui.history import scan
+
+    board = Board(seed=11)
+    app = App(board)
+    app.start()
+    free_session(app, runs=(10, 10))
+    idle(app, 30, 20000)
+    app = App(Board(storage=board.storage, seed=5))  # a restart: the clock starts again
+    app.start()
+    battle_session(app, games=3)
+    free_session(app, runs=(100, 10))
+    storage = app.session.journal.storage
+    segs = storage.segments()
+    assert len(segs) >= 2  # (games over more than one segment)
+    # a failed write: the last line torn, and the segment's first line repeating the last
+    # complete line of the one before it (the write landed, then was made again)
+    storage.segs[segs[-1]].insert(1, storage.segs[segs[-2]][-1])  # (after its header)
+    storage.segs[segs[-1]].append(b"99999 3 123")
+    expected = _split_scan(storage)
+    assert len(expected[0]) == 3 and expected[1] == 1, expected
+    assert expected[0][0][1] == "free" and expected[0][0][8] > 0
+    assert scan(app.session.journal) == expected
+    journal = app.session.journal
+    journal.storage = _NoRoom(storage)
+    try:
+        assert scan(journal) == expected
+    finally:
+        journal.storage = storage

@@ -78,7 +78,7 @@ class MemoryStorage:
         return self.sizes.get(seg, 0)
 
     def segment(self, seg):
-        """Return segment seg's bytes (for tests)."""
+        """Return segment seg's bytes in one piece (History reads them so)."""
         return b"".join(self.segs.get(seg, ()))
 
     def free(self, total=False):

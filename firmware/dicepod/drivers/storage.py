@@ -91,6 +91,19 @@ class FileStorage:
                     at = end
                 rest = data[at:] if at else data
 
+    def segment(self, seg):
+        """Return segment seg's bytes (or a side file's) in one piece, b"" if it is missing:
+        one allocation, where lines() makes one a line (MemoryError where the heap has no
+        room for it in one piece)."""
+        try:
+            f = open("%s/%s" % (self.dir, seg), "rb")
+        except OSError:
+            return b""
+        with f:
+            size = f.seek(0, 2)
+            f.seek(0)
+            return f.read(size)
+
     def append(self, seg, line):
         """Append one line to segment seg (made by write()) and flush it to flash."""
         with open("%s/%d" % (self.dir, seg), "ab") as f:

@@ -27,63 +27,83 @@ def scan(journal):
     [game id, mode, seg, offset, first ms, last ms, boots at start, boots at end, moves],
     and how many restarts the lines show (the clock of each line counts from its boot).
 
-    Each segment's lines come straight from the storage (no decoding, no tuple a line: a few
-    finds and one int, the clock; the game id only from a new_game line: the lines after it
-    are that game's until the next one). A line is skipped when it is a header or a break
-    line, torn (no newline: a failed write's, written again in the next segment), or the
-    first line of a segment repeating the line before it (a failed write that did land)."""
+    Each segment is read in one piece (storage.segment: one allocation, where a line at a time
+    made one a line, each a search of the heap for room after a collection; a heap with no
+    room for one falls back to its lines) and its lines are looked at where they lie: a few
+    finds and one int, the clock, a line (no decoding, no tuple); the game id only from a
+    new_game line: the lines after it are that game's until the next one. A line is skipped
+    when it is a header or a break line, torn (no newline: a failed write's, written again in
+    the next segment), or the first line of a segment repeating the line before it (a failed
+    write that did land)."""
     games = []
     storage = journal.storage
     segments = storage.segments()
     boots = 0
     last_ms = -1
     game = None
-    before = b""  # the previous line
+    before = b""  # the SEQ (and the space after it) of the last line looked at
     for seg in segments[-_SEGMENTS:]:
-        offset = 0
+        try:
+            pieces = (storage.segment(seg),)
+        except MemoryError:
+            pieces = storage.lines(seg)
+        base = 0  # the piece's offset in the segment
         first = True
-        for line in storage.lines(seg):
-            at = offset
-            offset += len(line)
-            if line[0] == 64 or line[0] == 33 or line[-1] != 10:  # "@", "!", torn
-                continue
-            a = line.find(b" ") + 1  # SEQ GAME MS PREV EVENT CRC
-            b = line.find(b" ", a)
-            c = line.find(b" ", b + 1)
-            if not 0 < a < b < c:
-                continue
-            if first:
-                first = False
-                if line[:a] == before[:a]:
+        last = None  # the piece of the last line looked at, where it starts, its SEQ's end
+        last_at = last_seq = 0
+        for data in pieces:
+            at = 0
+            while True:
+                end = data.find(b"\n", at) + 1
+                if not end:  # torn (or the piece's end)
+                    break
+                line = at
+                at = end
+                if data[line] == 64 or data[line] == 33:  # "@", "!"
                     continue
-            before = line
-            try:
-                ms = int(line[b + 1 : c])
-            except ValueError:
-                continue
-            if ms < last_ms:
-                boots += 1  # the clock went back: a restart
-            last_ms = ms
-            c += 10  # the event, after PREV (8 hex digits)
-            if line.startswith(b'["new_game",["', c):
-                for name, _words in modes.MODES:
-                    if line.startswith(name.encode(), c + 14):
-                        try:
-                            game = [int(line[a:b]), name, seg, at, ms, ms, boots, boots, 0]
-                        except ValueError:
-                            break
-                        games.append(game)
-                        if len(games) > _GAMES:
-                            games.pop(0)
-                continue
-            if game is None:
-                continue
-            game[5] = ms
-            game[7] = boots
-            if line.startswith(b'["undo"', c):
-                game[8] -= 1
-            elif not line.startswith(b'["set"', c):
-                game[8] += 1
+                a = data.find(b" ", line, end) + 1  # SEQ GAME MS PREV EVENT CRC
+                b = data.find(b" ", a, end)
+                c = data.find(b" ", b + 1, end)
+                if not line < a < b < c:
+                    continue
+                if first:
+                    first = False
+                    if data[line:a] == before:
+                        continue
+                last = data
+                last_at = line
+                last_seq = a
+                try:
+                    ms = int(data[b + 1 : c])
+                except ValueError:
+                    continue
+                if ms < last_ms:
+                    boots += 1  # the clock went back: a restart
+                last_ms = ms
+                c += 10  # the event, after PREV (8 hex digits)
+                if data.startswith(b'["new_game",["', c):
+                    for name, _words in modes.MODES:
+                        if data.startswith(name.encode(), c + 14):
+                            try:
+                                a = int(data[a:b])  # the game id
+                            except ValueError:
+                                break
+                            game = [a, name, seg, base + line, ms, ms, boots, boots, 0]
+                            games.append(game)
+                            if len(games) > _GAMES:
+                                games.pop(0)
+                    continue
+                if game is None:
+                    continue
+                game[5] = ms
+                game[7] = boots
+                if data.startswith(b'["undo"', c):
+                    game[8] -= 1
+                elif not data.startswith(b'["set"', c):
+                    game[8] += 1
+            base += len(data)
+        if last is not None:  # (the next segment's first line may repeat it)
+            before = last[last_at:last_seq]
     return games, boots
 
 
