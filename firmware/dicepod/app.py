@@ -12,7 +12,7 @@ screens in dicepod.ui, the journal format in dicepod.journal.
   the top screen's tick; the beeper's tune (its next note); redraw only when something
   changed, then display.show(); power; USB.
 - Screens reach the game through app.session (play, settings; see dicepod.session) and the
-  shell through app.show_toast, app.busy, app.undo, app.battery, app.game_screen and
+  shell through app.show_toast, app.busy, app.undo, app.game_screen and
   app.new_game.
 - busy(text): before work that takes longer than a frame (a mode's or a screen's code
   loading, a game folded again for an undo), the screen shown now gets a lit band at its foot
@@ -178,16 +178,6 @@ class App:
 
     # -- the loop ----------------------------------------------------------------------------
 
-    def battery(self):
-        """The battery charge in percent, or None (no battery fitted, or no power driver)."""
-        read = getattr(self.power, "battery", None)
-        if read is None:
-            return None
-        try:
-            return read()
-        except OSError:
-            return None
-
     def show_toast(self, text):
         """Show a one-line message over the screen until the next button."""
         self.toast = text
@@ -286,7 +276,8 @@ class App:
     def ask(self, exc, again=None):
         """Return the screen asking the player for a missing value (again: the (screen,
         button) of the move that asked, made again once it is answered)."""
-        gc.collect()  # the failed move's garbage goes before the question's code is loaded
+        if not self.tidy:  # a small heap: the failed move's garbage goes before the question's
+            gc.collect()  # code is loaded (a roomy one keeps that code loaded: ram._WARM)
         from dicepod.ui.ask import AskValue
 
         return AskValue(self, exc.args[0], exc.args[1], again)

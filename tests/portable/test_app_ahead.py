@@ -9,8 +9,8 @@ import binascii
 import gc
 import sys
 
-from app_board import BACK, DOWN, OK, Board, press, top, wait
-from app_sessions import battle_session, orks_session, tyranid_session
+from app_board import BACK, DOWN, OK, UP, Board, press, top, wait
+from app_sessions import battle_session, extras_session, menu, orks_session, tyranid_session
 from app_sessions import tests_session as play_tests
 from checks import skip
 from test_app_undo import frame_crcs
@@ -51,7 +51,7 @@ def test_declined_question_puts_the_old_modes_code_back():
         _choose(app, "orks")
         assert top(app) == "Confirm"
         wait(app, 4)  # the player reads the question: both loads done
-        assert ram.pending == ["orks", 2, ram.pending[2]], ram.pending
+        assert ram.pending[:2] == ["orks", 2], ram.pending
         assert "dicepod.ui.orks" in sys.modules and "dicepod.rules.orks" in sys.modules
         assert "dicepod.ui.tyranid" not in sys.modules  # put aside, not dropped
         assert sys.modules["dicepod.ui.coop"] is not before["dicepod.ui.coop"]  # orks' own copy
@@ -76,6 +76,7 @@ def test_accepted_question_starts_the_game_on_the_code_loaded_ahead():
         tyranid_session(app, steps=(6, 0))
         old = sys.modules["dicepod.ui.coop"]
         _choose(app, "orks")
+        wait(app, 4)
         assert ram.pending[:2] == ["orks", 2]  # loaded in the passes after the press
         ram.unload(app.session.kept)  # (cancelled, as a BACK does)
         assert ram.pending == [] and "dicepod.rules.orks" not in sys.modules
@@ -95,8 +96,63 @@ def test_accepted_question_starts_the_game_on_the_code_loaded_ahead():
         ram.keep_passing(False)
 
 
+def test_the_settings_list_loads_the_rules_of_the_row_ahead():
+    app = _app(True)
+    try:
+        tyranid_session(app, steps=(6, 0))
+        before = dict((name, sys.modules[name]) for name in _TYRANID)
+        menu(app, "Settings")
+        assert top(app) == "SettingsMenu" and app.stack[-1].cursor == 0  # Battle Game
+        wait(app, 4)
+        assert ram.pending == ["battle", 1, ram.pending[2], 1], ram.pending  # its rules alone
+        assert "dicepod.rules.battle" in sys.modules and "dicepod.ui.battle" not in sys.modules
+        assert "dicepod.ui.tyranid" not in sys.modules  # put aside while the cursor is there
+        press(app, DOWN, DOWN)  # Tyranid Attack!: the game in progress's own, nothing to load
+        assert ram.pending == [] and "dicepod.rules.battle" not in sys.modules
+        for name in _TYRANID:
+            assert sys.modules[name] is before[name], name
+        press(app, UP)  # Tests
+        wait(app, 4)
+        assert ram.pending[:2] == ["tests", 1] and "dicepod.rules.tn" in sys.modules
+        ahead = sys.modules["dicepod.rules.tn"]
+        press(app, OK)  # its settings: the rules loaded ahead, the tyranid game released
+        assert top(app) == "ModeSettings" and app.stack[-1].module is ahead
+        assert ram.pending == [] and app.session.game is None
+        for name in _TYRANID:
+            assert name not in sys.modules, name
+        press(app, BACK)
+        assert top(app) == "SettingsMenu" and app.stack[-1].cursor == 1
+        press(app, BACK)
+        assert top(app) == "MainMenu" and ram.pending == []
+        assert "dicepod.rules.tn" not in sys.modules
+        # the game in progress resumes, folded again (the passing screens dropped first: the
+        # unix port's Pico-sized heap has no room for them all beside it)
+        ram.keep_passing(False)
+        ram.unload(app.session.kept)
+        _choose(app, "tyranid")
+        assert top(app) == "TyranidScreen" and app.session.mode == "tyranid"
+    finally:
+        ram.keep_passing(False)
+
+
+def test_the_screens_opened_most_load_once_in_the_idle_passes():
+    app = _app(True)
+    try:
+        assert "dicepod.ui.gamemenu" not in sys.modules
+        wait(app, 12)  # the main menu, read: one load a pass with nothing else to do
+        for name in ("gamemenu", "ask", "menu", "settings", "history"):
+            assert "dicepod.ui." + name in sys.modules, name
+        assert not ram.step()  # each once
+        ram.keep_passing(False)
+        assert not ram.step()
+    finally:
+        ram.keep_passing(False)
+
+
 def test_a_small_heap_loads_nothing_ahead():
     app = _app(False)
+    wait(app, 12)
+    assert "dicepod.ui.gamemenu" not in sys.modules
     tyranid_session(app, steps=(6, 0))
     _choose(app, "orks")
     wait(app, 4)
@@ -109,6 +165,7 @@ def _switching(app):
     battle_session(app, games=1)
     tyranid_session(app, steps=(20, 0))
     orks_session(app, rounds=3)
+    extras_session(app)  # another mode's settings: its rules loaded ahead
 
 
 def _play(roomy):
@@ -147,7 +204,8 @@ def test_loading_ahead_changes_no_frame_and_no_journal_line():
     frames, journal, loads = _play(False)
     assert loads == 0
     roomy_frames, roomy_journal, loads = _play(True)
-    assert loads >= 3, loads  # three modes opened from a question (two loads each, some by OK)
+    # three modes opened from a question (two loads each, some by OK), the Settings list's rows
+    assert loads >= 4, loads
     assert roomy_journal == journal
     assert len(roomy_frames) == len(frames) > 100
     assert roomy_frames == frames

@@ -33,7 +33,14 @@ class MainMenu(ListScreen):
     def on_show(self, app):
         """Name the game in progress in the title bar, and the battery level if fitted."""
         self.title = "dicepod: " + app.session.mode if app.session.mode else "dicepod"
-        level = app.battery()
+        # the battery's charge in percent, when one is fitted (the board's power driver)
+        level = None
+        read = getattr(app.power, "battery", None)
+        if read is not None:
+            try:
+                level = read()
+            except OSError:
+                pass
         self.battery = "" if level is None else "%d%%" % level
         self.dirty = True
 

@@ -25,9 +25,23 @@ class SettingsMenu(ListScreen):
         items.append("Device")
         super().__init__("Settings", items)
 
+    def on_show(self, app):
+        """The rules of the mode on the cursor's row load in the loop's idle passes (a roomy
+        heap: Session.ahead), so that its settings open without their import."""
+        cursor = self.cursor
+        app.session.ahead(modes.MODES[cursor][0] if cursor < len(modes.MODES) else None)
+        self.dirty = True
+
+    def on_button(self, app, button):
+        """Move (the row's rules loading ahead: on_show), choose or leave."""
+        result = super().on_button(app, button)
+        if button == UP or button == DOWN:
+            self.on_show(app)
+        return result
+
     def choose(self, app, index):
         """Open that group's settings."""
-        app.busy()  # a mode's settings need its rules' code
+        app.busy()  # a mode's settings need its rules' code (unless loaded ahead)
         if index < len(modes.MODES):
             return ModeSettings(app, modes.MODES[index][0])
         return ModeSettings(app, DEVICE)
@@ -54,7 +68,9 @@ class ModeSettings(ListScreen):
         if mode == app.session.mode:
             app.session.ensure_game()  # a change to its settings is journalled in the game
         elif mode != DEVICE:
-            app.session.release_game()  # one mode's code in RAM: the game folds again when needed
+            # one mode's code in RAM (its rules may be loaded ahead: SettingsMenu): the game
+            # folds again when needed
+            app.session.release_game(mode)
         self.module = app.session.group(mode)
         title = "Device"
         for name, mode_title in modes.MODES:
