@@ -298,9 +298,10 @@ class Session:
         module = ram.load(mode, True)
         specs = module.SETTINGS
         slots = self.mode_settings(module, mode).slots
-        # The mode's settings as events, the keys decoded once for the game, the game before
-        # its first move and the journal (each key a string made: a search of the interned
-        # names, ~0.1 ms on a Pico; Rise of the Orks has 57)
+        # The mode's settings as events, for the game before its first move and the journal:
+        # a long list's keys as bytes (Specs.keys), made strings for the journal after the
+        # frame (each string made is a search of the interned names, ~0.19 ms on the emulated
+        # Pico: Rise of the Orks has 57)
         events: list = [("new_game", (mode,))]
         slot = 0
         for key in spec_keys(specs):
@@ -337,6 +338,9 @@ class Session:
                     copy.apply(event)
                 self.back = [copy, "new_game", None, 0]
         for event in events:
+            data = event[1]
+            if not isinstance(data[0], str):  # a key as bytes (Specs.keys): a string now
+                event = ("set", (data[0].decode(), data[1]))
             self.record(event, ms)
 
     def record(self, event, ms=-1):

@@ -19,8 +19,8 @@ class MissingValue(Exception):
 
 
 def spec_keys(specs):
-    """Return the keys of specs in order (a tuple of specs, or Specs: keys() decodes nothing
-    else)."""
+    """Return the keys of specs in order: strings (a tuple of specs), or bytes (Specs: keys()
+    decodes nothing, not even the key; Settings.set takes either)."""
     if isinstance(specs, (tuple, list)):
         return [spec[0] for spec in specs]
     return specs.keys()

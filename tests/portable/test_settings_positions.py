@@ -106,3 +106,22 @@ def test_spec_lookups_agree_in_any_order():
             assert specs.limits(key) == (i, low, high), key
             assert specs.index(key[:-1]) == -1, key  # a prefix is no key
             assert specs.limits(key + "x") is None, key
+
+
+def test_keys_as_bytes_set_what_their_strings_set():
+    # A new game sets a long list's keys as bytes (Specs.keys: no string made before its
+    # frame); the journal gets them as strings. Either way the same slot, the same checks.
+    from dicepod.settings import spec_keys
+
+    for specs in (tyranid.SETTINGS, orks.SETTINGS):
+        keys = list(spec_keys(specs))
+        assert keys == [spec[0].encode() for spec in specs]
+        by_str = _distinct(specs)
+        by_bytes = Settings(specs)
+        for i in range(len(keys)):
+            by_bytes.set(keys[i], by_str.slots[i])
+            assert specs.index(keys[i]) == specs.index(keys[i].decode()) == i
+            assert specs.limits(keys[i]) == specs.limits(keys[i].decode())
+        assert by_str.slots == by_bytes.slots
+        for bad in (b"", b"orks. x", b"no.such", 7):
+            assert specs.index(bad) == -1
