@@ -261,6 +261,8 @@ class Session:
                 self.back = None
             self.kept = ()
             ram.unload((), mode)
+        elif ram.pending:  # no game in progress: a load ahead of mode finished and kept
+            ram.unload((), mode)
 
     def ahead(self, mode):
         """The Settings list's cursor is on mode's row (None: on none): on a roomy heap its

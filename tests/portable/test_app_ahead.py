@@ -135,6 +135,25 @@ def test_the_settings_list_loads_the_rules_of_the_row_ahead():
         ram.keep_passing(False)
 
 
+def test_with_no_game_the_settings_take_the_rules_loaded_ahead():
+    app = _app(True)
+    try:
+        assert app.session.game is None and app.session.mode is None
+        menu(app, "Settings")
+        ram.step()  # (the pass after the frame, however many the tap left)
+        assert ram.pending[:2] == ["battle", 1]
+        ahead = sys.modules["dicepod.rules.battle"]
+        press(app, OK)  # Battle Game's settings
+        assert top(app) == "ModeSettings" and app.stack[-1].module is ahead
+        assert ram.pending == []  # finished with, not left to load a second copy
+        wait(app, 4)
+        assert sys.modules["dicepod.rules.battle"] is ahead
+        press(app, BACK, BACK)
+        assert top(app) == "MainMenu" and "dicepod.rules.battle" not in sys.modules
+    finally:
+        ram.keep_passing(False)
+
+
 def test_the_screens_opened_most_load_once_in_the_idle_passes():
     app = _app(True)
     try:
