@@ -62,7 +62,7 @@ _KEEP = const(
 # ones a player opens first (a game's menu, a question, the main menu, the settings, the
 # history), load one at a time in the idle passes once they are kept (keep_passing, step):
 # their first open then imports nothing (~15-40 ms an import on the emulated Pico: a game's
-# menu opened in 67 ms, a question in 68 ms, History in 100 ms instead of 86).
+# menu opened in 67 ms, a question in 68 ms; History 100 -> 86 ms).
 _PASSING = const(
     (
         "dicepod.ui.gamemenu",
