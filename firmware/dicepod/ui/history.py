@@ -85,13 +85,14 @@ def scan(journal):
                     for name, _words in modes.MODES:
                         if data.startswith(name.encode(), c + 14):
                             try:
-                                a = int(data[a:b])  # the game id
+                                gid = int(data[a:b])
                             except ValueError:
                                 break
-                            game = [a, name, seg, base + line, ms, ms, boots, boots, 0]
+                            game = [gid, name, seg, base + line, ms, ms, boots, boots, 0]
                             games.append(game)
                             if len(games) > _GAMES:
                                 games.pop(0)
+                            break  # (no mode's name begins another's)
                     continue
                 if game is None:
                     continue
