@@ -74,6 +74,9 @@ class App:
         # The idle collection after a frame (step()): > 0 armed (a frame was shown), < 0 not
         # until the next frame, 0 never (not MicroPython, or a heap under _GC_ROOMY at start)
         self.tidy = 0
+        # The loads ahead (dicepod.ram_ahead) on a roomy heap: False until the first idle pass
+        # imports it (App.start), None on a small heap (never imported)
+        self.ahead = None
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -107,7 +110,8 @@ class App:
             free = gc.mem_free()
             if free < _GC_ROOMY:
                 free = 0
-            ram.keep_passing(free > 0)  # room for the menus' and questions' code for good
+            ram.keep_passing(free > 0)  # room for the menus' and questions' code for good,
+            self.ahead = False if free else None  # and for code loaded ahead
             # and for the game before its last move (Session.back: an undo without a fold)
             self.session.back = None if free else False
             gc.threshold(free // 4 * _GC_BOOT_QUARTERS if free else _GC_EVERY)
@@ -247,8 +251,14 @@ class App:
                 gc.collect()
                 tidy = 1 + alloc()
             self.tidy = -tidy  # disarmed until the next frame
-        elif ram.step():  # a mode's code loading ahead (ram.start): one load a pass with
-            self.tidy = 1  # nothing to draw (a finger still down: its tap acts on release)
+        elif self.ahead is not None:  # a roomy heap: code loads ahead, one load a pass with
+            ahead = self.ahead  # nothing to draw (dicepod.ram_ahead: the first pass imports it)
+            if ahead is False:
+                from dicepod import ram_ahead
+
+                self.ahead = ram_ahead
+            elif ahead.step():  # pyright: ignore (the module, not True)  (a mode's: collected later)
+                self.tidy = 1
 
     def button(self, code):
         """Send one button to the top screen (long BACK in a game = undo). Outside a game no
@@ -277,7 +287,7 @@ class App:
         """Return the screen asking the player for a missing value (again: the (screen,
         button) of the move that asked, made again once it is answered)."""
         if not self.tidy:  # a small heap: the failed move's garbage goes before the question's
-            gc.collect()  # code is loaded (a roomy one keeps that code loaded: ram._WARM)
+            gc.collect()  # code is loaded (a roomy one keeps that code loaded: dicepod.ram_ahead)
         from dicepod.ui.ask import AskValue
 
         return AskValue(self, exc.args[0], exc.args[1], again)
@@ -313,10 +323,12 @@ class App:
         else:
             self.stack.append(result)
             then = getattr(result, "then", None)
-            if isinstance(then, ui.NewGame) and then.mode != self.session.mode:
-                # a question whether to end the game for one of another mode: that mode's
-                # code loads in the idle passes while it is read (a roomy heap: ram.start)
-                ram.start(then.mode)
+            ahead = self.ahead
+            if ahead and isinstance(then, ui.NewGame):
+                if then.mode != self.session.mode:
+                    # a question whether to end the game for one of another mode: that
+                    # mode's code loads in the idle passes while it is read (a roomy heap)
+                    ahead.start(then.mode)  # pyright: ignore (the module, not True)
         if again is not None and self.stack[-1] is not again[0]:
             again = None
         if len(self.stack) <= 2 and result == ui.POP and again is None:

@@ -11,15 +11,13 @@ dicepod.device) and is dropped from sys.modules when not in use, so its RAM goes
 - mode_loaded() names the mode modules loaded now (what a game opened now keeps: the session
   holds it as kept); unload(kept) drops every mode module but those.
 - forget(name) drops one module (the main menu under another screen, the crash module).
-- start(mode, count) and step(): on a roomy heap, a mode's code loads ahead in the loop's idle
-  passes while the player is asked whether to start a game of it, or its rules while the
-  Settings list's cursor is on its row (see start).
 - keep_passing(True) keeps the passing screens once loaded (the app sets it on a roomy heap):
   opening a menu, a question or the settings again costs no import (the .mpy loader interns
   every name a module holds, each through a linear search of the names interned so far) and
-  the return to the game no collection. The ones opened most load in the idle passes after
-  the start (step), so that even the first open imports nothing. A mode's code is dropped as
-  before.
+  the return to the game no collection. A mode's code is dropped as before.
+- On a roomy heap, dicepod.ram_ahead loads code ahead in the loop's idle passes (a mode's, or
+  the passing screens opened most); its state is here (pending, _dropping), so that unload sees
+  a load under way. A small heap never imports it.
 """
 
 import gc
@@ -58,11 +56,8 @@ _KEEP = const(
 )
 
 # Passed through on the way (the menus, settings, history, messages, help, Free roll's menu and
-# fairness test, the device settings): never kept with a mode. The first _WARM of them, the
-# ones a player opens first (a game's menu, a question, the main menu, the settings, the
-# history), load one at a time in the idle passes once they are kept (keep_passing, step):
-# their first open then imports nothing (~15-40 ms an import on the emulated Pico: a game's
-# menu opened in 67 ms, a question in 68 ms; History 100 -> 86 ms).
+# fairness test, the device settings): never kept with a mode. The first five are the ones a
+# player opens first (dicepod.ram_ahead loads them ahead, on a roomy heap).
 _PASSING = const(
     (
         "dicepod.ui.gamemenu",
@@ -77,13 +72,13 @@ _PASSING = const(
         "dicepod.device",
     )
 )
-_WARM = const(5)
 
-# [the passing screens are dropped when not in use (keep_passing), the next of the first
-# _WARM passing screens to load ahead (_WARM: none)]
-_dropping = [True, _WARM]
-# A mode's code loading ahead (start, step): [mode, its loads done, the modules it put aside,
-# its loads wanted (1: its rules, 2: and its screens)]; empty when none is under way.
+# [the passing screens are dropped when not in use (keep_passing), how many of the first five
+# dicepod.ram_ahead has loaded ahead] (shared with dicepod.ram_ahead: no new name interned)
+_dropping = [True, 0]
+# A mode's code loading ahead (dicepod.ram_ahead): [mode, its loads done, the modules it put
+# aside, its loads wanted (1: its rules, 2: and its screens), ram_ahead.settle]; empty when
+# none is under way.
 pending = []
 
 
@@ -91,7 +86,7 @@ def keep_passing(keep):
     """Keep the passing screens' modules once imported (keep true: a roomy heap), or drop
     them when not in use (the default)."""
     _dropping[0] = not keep
-    _dropping[1] = 0 if keep else _WARM
+    _dropping[1] = 0
 
 
 def _unloadable(name):
@@ -155,70 +150,15 @@ def load(mode, settle=False):
     return module
 
 
-def start(mode, count=2):
-    """On a roomy heap (keep_passing), start loading mode's code ahead, in the loop's idle
-    passes (step): its rules, then (count 2) its screens. The player is asked whether to end
-    the game in progress for a game of mode, and reads the question for longer than the loads
-    take; or the cursor of the Settings list rests on mode's row (count 1: its settings are in
-    its rules). The old mode's modules are put aside (out of sys.modules, so that the new mode
-    loads its own copy of a module both use), not dropped: unload() puts them back (the
-    question was declined, the cursor moved on), unload((), mode) lets them go (a game of
-    mode starts, or its settings open)."""
-    if not _dropping[0] and not pending:
-        pending.extend((mode, 0, {}, count))
-
-
-def step():
-    """Do one load of the mode started ahead (start): its rules first, then its screens
-    (~40-110 ms each on the emulated Pico); with none under way, the next passing screen
-    kept for good (the first _WARM of _PASSING) not loaded yet. True when a mode's load was
-    done."""
-    if not pending or pending[1] >= pending[3]:
-        while _dropping[1] < _WARM:
-            name = _PASSING[_dropping[1]]
-            _dropping[1] += 1
-            if name not in sys.modules:
-                # (False: no idle collection after it, App.step. Its little garbage can
-                # wait; a collection here left the next allocations searching the holes it
-                # made: the main menu's idle passes 1.4 -> 2.1 % of cycles awake)
-                __import__(name)
-                return False
-        return False
-    mode = pending[0]
-    if not pending[1]:
-        aside = pending[2]
-        for name in mode_loaded():
-            aside[name] = sys.modules[name]
-            forget(name)
-        modes.module(mode)
-    else:
-        __import__("dicepod.ui." + mode, None, None, ("open",))
-    pending[1] += 1
-    return True
-
-
 def unload(kept=(), mode=None):
     """Unload every mode module but kept (the current game's: mode_loaded() when opened), and
     collect when one went, on a small heap (see load; a full collection marks the whole live
     heap: ~20 ms on a Pico, a cost for nothing on the many returns to a game that drop no
-    code). A load ahead (start) of mode is finished and kept (a game of mode starts: the
-    modules it put aside go with the old game); one of another mode is given up: its modules
-    go, the ones it put aside are back."""
-    if pending:
-        if pending[0] == mode:
-            while step():
-                pass
-            kept = mode_loaded()
-            del pending[:]
-        else:
-            aside = pending[2]
-            del pending[:]
-            for name in mode_loaded():
-                forget(name)
-            for name in aside:
-                sys.modules[name] = aside[name]
-                cut = name.rfind(".")
-                setattr(sys.modules[name[:cut]], name[cut + 1 :], aside[name])
+    code). A load ahead (dicepod.ram_ahead) of mode is finished and kept (a game of mode
+    starts: the modules it put aside go with the old game); one of another mode is given up:
+    its modules go, the ones it put aside are back."""
+    if pending:  # (a roomy heap: it finishes the load ahead of mode, or gives it up)
+        kept = pending[4](kept, mode)  # (ram_ahead.settle: no name of its own interned here)
     dropped = False
     for name in loaded():
         if name not in kept:

@@ -13,8 +13,8 @@ screens and the loop; the screens reach the session as app.session and use these
 - new_game(mode): journal ("new_game", (mode,)) and the mode's settings and fold them (like
   play(), after the frame while `hold` is set: a mode's settings are a line each).
 - release_game(mode) / ensure_game(): drop the current game and its modules from RAM while
-  another mode's settings are shown / fold it again from the journal; ahead(mode): load that
-  mode's rules in the idle passes while the Settings list's cursor is on its row.
+  another mode's settings are shown (their rules may be loaded ahead: dicepod.ram_ahead) /
+  fold it again from the journal.
 - setting(key), spec(key), group(name), change_setting(key, value): the players' settings
   (values: {key: int} as loaded).
 - Read: game (the rules Game), mode, last_kind, last_event (what just happened), journal.
@@ -253,8 +253,8 @@ class Session:
 
     def release_game(self, mode=None):
         """Drop the current game and its modules from RAM while the player looks at mode's
-        settings (which load that mode's rules; loaded ahead already: ahead): only one mode's
-        code in RAM. The journal keeps the game; ensure_game folds it again."""
+        settings (which load that mode's rules, perhaps ahead: dicepod.ram_ahead.cursor): only
+        one mode's code in RAM. The journal keeps the game; ensure_game folds it again."""
         released = self.game is not None
         if released:
             self.game = None
@@ -263,18 +263,6 @@ class Session:
             self.kept = ()
         if released or ram.pending:  # (with no game: a load ahead of mode finished, kept)
             ram.unload((), mode)
-
-    def ahead(self, mode):
-        """The Settings list's cursor is on mode's row (None: on none): on a roomy heap its
-        rules load in the loop's idle passes (dicepod.ram.start), so that its settings open
-        without the import (the Battle Game's from a Rise of the Orks game: 131 -> 47 ms on
-        the emulated Pico). A load ahead of another mode is given up (its old modules are
-        back)."""
-        pending = ram.pending
-        if pending and pending[0] != mode:
-            ram.unload(self.kept)
-        if mode is not None and mode != self.mode:
-            ram.start(mode, 1)
 
     def ensure_game(self):
         """Fold the current game again if release_game dropped it."""
@@ -295,7 +283,7 @@ class Session:
             self.mode = None
             self.last_event = None
             self.kept = ()
-            ram.unload((), mode)  # (its code may be loaded ahead already: ram.start)
+            ram.unload((), mode)  # (its code may be loaded ahead already: dicepod.ram_ahead)
         # The rules, then the screens' code, before the game's small objects: one big load
         # after another leaves the heap less fragmented.
         module = ram.load(mode, True)

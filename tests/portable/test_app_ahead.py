@@ -1,4 +1,4 @@
-"""A mode's code loaded ahead (dicepod.ram.start, step): on a roomy heap, while the main menu
+"""A mode's code loaded ahead (dicepod.ram_ahead: start, step): on a roomy heap, while the main menu
 asks whether to end the game in progress for one of another mode, that mode's rules and
 screens load in the idle passes, and the OK that starts the game finds them loaded. Declined
 (BACK), everything is as it was: the old mode's very modules are back. Played with it and
@@ -15,7 +15,7 @@ from app_sessions import tests_session as play_tests
 from checks import skip
 from test_app_undo import frame_crcs
 
-from dicepod import ram
+from dicepod import ram, ram_ahead
 from dicepod.app import App
 from dicepod.ui.screen import NewGame
 
@@ -25,7 +25,10 @@ _TYRANID = ("dicepod.rules.tyranid", "dicepod.ui.tyranid", "dicepod.ui.coop")
 def _app(roomy):
     app = App(Board(seed=5))
     app.start()
-    ram.keep_passing(roomy)
+    ram.keep_passing(roomy)  # as App.start does on a heap with 128 KB free or more
+    app.ahead = False if roomy else None
+    wait(app, 1)  # the first idle pass imports dicepod.ram_ahead on a roomy heap
+    assert app.ahead is (ram_ahead if roomy else None)
     return app
 
 
@@ -80,8 +83,8 @@ def test_accepted_question_starts_the_game_on_the_code_loaded_ahead():
         assert ram.pending[:2] == ["orks", 2]  # loaded in the passes after the press
         ram.unload(app.session.kept)  # (cancelled, as a BACK does)
         assert ram.pending == [] and "dicepod.rules.orks" not in sys.modules
-        ram.start("orks")
-        assert ram.step() and ram.pending[:2] == ["orks", 1]  # the rules alone loaded
+        ram_ahead.start("orks")
+        assert ram_ahead.step() and ram.pending[:2] == ["orks", 1]  # the rules alone loaded
         ahead = sys.modules["dicepod.rules.orks"]
         app.transition(NewGame("orks"))  # OK at once: it loads the screens' code itself
         assert top(app) == "OrksScreen" and app.session.mode == "orks"
@@ -104,7 +107,7 @@ def test_the_settings_list_loads_the_rules_of_the_row_ahead():
         menu(app, "Settings")
         assert top(app) == "SettingsMenu" and app.stack[-1].cursor == 0  # Battle Game
         wait(app, 4)
-        assert ram.pending == ["battle", 1, ram.pending[2], 1], ram.pending  # its rules alone
+        assert ram.pending[:4] == ["battle", 1, ram.pending[2], 1], ram.pending  # its rules alone
         assert "dicepod.rules.battle" in sys.modules and "dicepod.ui.battle" not in sys.modules
         assert "dicepod.ui.tyranid" not in sys.modules  # put aside while the cursor is there
         press(app, DOWN, DOWN)  # Tyranid Attack!: the game in progress's own, nothing to load
@@ -140,7 +143,7 @@ def test_with_no_game_the_settings_take_the_rules_loaded_ahead():
     try:
         assert app.session.game is None and app.session.mode is None
         menu(app, "Settings")
-        ram.step()  # (the pass after the frame, however many the tap left)
+        ram_ahead.step()  # (the pass after the frame, however many the tap left)
         assert ram.pending[:2] == ["battle", 1]
         ahead = sys.modules["dicepod.rules.battle"]
         press(app, OK)  # Battle Game's settings
@@ -162,7 +165,7 @@ def test_the_screens_opened_most_load_once_in_the_idle_passes():
         for name in ("gamemenu", "ask", "menu", "settings", "history"):
             assert "dicepod.ui." + name in sys.modules, name
         del sys.modules["dicepod.ui.history"]
-        assert not ram.step()  # each once (and no idle collection after one: False)
+        assert not ram_ahead.step()  # each once (and no idle collection after one: False)
         assert "dicepod.ui.history" not in sys.modules
     finally:
         ram.keep_passing(False)
@@ -193,7 +196,7 @@ def _play(roomy):
     gc.collect()
     app = _app(roomy)
     frames = frame_crcs(app)
-    step = ram.step
+    step = ram_ahead.step
     loads = [0]
 
     def counted():
@@ -201,12 +204,12 @@ def _play(roomy):
         loads[0] += done
         return done
 
-    ram.step = counted
+    ram_ahead.step = counted
     try:
         _switching(app)
     finally:
         ram.keep_passing(False)
-        ram.step = step
+        ram_ahead.step = step
     storage = app.board.storage
     crc = 0
     for seg in storage.segments():

@@ -27,9 +27,12 @@ class SettingsMenu(ListScreen):
 
     def on_show(self, app):
         """The rules of the mode on the cursor's row load in the loop's idle passes (a roomy
-        heap: Session.ahead), so that its settings open without their import."""
-        cursor = self.cursor
-        app.session.ahead(modes.MODES[cursor][0] if cursor < len(modes.MODES) else None)
+        heap: dicepod.ram_ahead.cursor), so that its settings open without their import."""
+        ahead = app.ahead
+        if ahead:
+            cursor = self.cursor
+            mode = modes.MODES[cursor][0] if cursor < len(modes.MODES) else None
+            ahead.cursor(mode, app.session.mode, app.session.kept)
         self.dirty = True
 
     def on_button(self, app, button):
