@@ -20,6 +20,7 @@ from app_board import Board  # noqa: E402
 from harness import native_args  # noqa: E402
 
 from dicepod.app import App  # noqa: E402
+from dicepod_host.deploy import source_name  # noqa: E402
 
 SEED = 11
 EVERY_MODE = ("free", "tests", "battle", "tyranid", "orks", "extras")
@@ -68,7 +69,9 @@ def build_mpy(out):
         target = (out / rel.with_suffix(".mpy")).resolve()
         target.parent.mkdir(parents=True, exist_ok=True)
         native = native_args(root / rel)
-        subprocess.run([str(mpy_cross), *native, "-o", str(target), str(rel)], cwd=root, check=True)
+        source = ["-s", source_name(rel.as_posix())]  # (as deploy names it)
+        args = [str(mpy_cross), *native, *source, "-o", str(target), str(rel)]
+        subprocess.run(args, cwd=root, check=True)
     return out
 
 

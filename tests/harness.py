@@ -43,10 +43,14 @@ def firmware_mpy():
     a Pico, and return the folder that holds `dicepod/` (cached by the sources' content in
     build/mpy-firmware/). Running compiled code keeps the compiler's own heap out of the
     measurement: a Pico never compiles the firmware at boot."""
+    from dicepod_host.deploy import source_name
+
     sources = sorted((FIRMWARE / "dicepod").rglob("*.py"))
     digest = hashlib.sha256()
     for src in sources:
-        digest.update(src.relative_to(FIRMWARE).as_posix().encode() + b"\0" + src.read_bytes())
+        rel = src.relative_to(FIRMWARE).as_posix()
+        name = source_name(rel)  # (the .mpy holds it: a change of it, another build)
+        digest.update(rel.encode() + b"\0" + name.encode() + b"\0" + src.read_bytes())
     out = ROOT / "build" / "mpy-firmware" / digest.hexdigest()[:16]
     if out.is_dir():
         return out
@@ -57,8 +61,9 @@ def firmware_mpy():
         rel = src.relative_to(FIRMWARE)
         target = tmp / rel.with_suffix(".mpy")
         target.parent.mkdir(parents=True, exist_ok=True)
+        name = source_name(rel.as_posix())
         subprocess.run(
-            [str(mpy_cross), "-s", rel.as_posix(), *native_args(src), "-o", str(target), str(src)],
+            [str(mpy_cross), "-s", name, *native_args(src), "-o", str(target), str(src)],
             check=True,
             capture_output=True,
         )

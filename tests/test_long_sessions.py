@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from harness import FIRMWARE, PORTABLE, native_args, run_micropython
 
+from dicepod_host.deploy import source_name
+
 HEAP = "64k"
 EVENTS = 10000
 CHECKPOINT = 2000
@@ -202,7 +204,8 @@ def compile_modules(folder, mode):
         target = folder / (rel[: -len(".py")] + ".mpy")
         target.parent.mkdir(parents=True, exist_ok=True)
         native = native_args(source)
-        subprocess.run([mpy_cross, *native, "-o", str(target), "-s", rel, str(source)], check=True)
+        name = source_name(rel)  # (as deploy names it)
+        subprocess.run([mpy_cross, *native, "-o", str(target), "-s", name, str(source)], check=True)
 
 
 @pytest.mark.slow

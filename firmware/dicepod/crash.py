@@ -29,6 +29,8 @@ def crash_event(exc, text):
         if row.startswith('File "'):
             end = row.find('"', 6)
             where = row[6:end].replace("\\", "/").split("/")[-1]
+            if where.endswith(".mpy"):  # a compiled module names itself (the deploy tool's
+                where = where[:-4] + ".py"  # source_name): the record names its source
             at = row.find("line ")
             if at >= 0:
                 digits = ""

@@ -173,6 +173,23 @@ def test_a_crash_is_journalled_and_restarts_cleanly():
     assert journal_kinds(app)[-2:] == ["undo", "undo"]
 
 
+def test_a_crash_record_names_the_source_of_a_compiled_module():
+    """A module compiled by the deploy tool names itself (dicepod/ui/ask.mpy: its source name,
+    dicepod_host.deploy.source_name); the crash record names the file it was compiled from,
+    the innermost frame's."""
+    from dicepod.crash import crash_event
+
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "dicepod/app.mpy", line 193, in tick\n'
+        '  File "dicepod/ui/ask.mpy", line 8, in <module>\n'
+        "MemoryError: memory allocation failed\n"
+    )
+    assert crash_event(MemoryError(), text) == ("crash", ("MemoryError", "ask.py", 8))
+    text = text.replace("ask.mpy", "ask.py")  # (run from source: the same record)
+    assert crash_event(MemoryError(), text) == ("crash", ("MemoryError", "ask.py", 8))
+
+
 def test_a_crash_loop_starts_without_the_game():
     app = _app(strict=False)
     menu(app, "free")

@@ -217,7 +217,10 @@ def deployed_files(root: str | Path | None = None) -> dict[str, bytes]:
     digest = hashlib.sha256()
     digest.update(f"{mpy_cross} {os.stat(mpy_cross).st_size}\n".encode())
     for rel in deploy.plan_files(root):
-        digest.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+        name = deploy.source_name(rel)  # (the .mpy holds it: a change of it, another build)
+        digest.update(
+            rel.encode() + b"\0" + name.encode() + b"\0" + (root / rel).read_bytes() + b"\0"
+        )
     key = digest.hexdigest()[:24]
     cache = Path(tempfile.gettempdir()) / "dicepod-pico-mpy" / key
     manifest = cache / "manifest.json"

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import dicepod_host
-from dicepod_host.deploy import native_code
+from dicepod_host.deploy import native_code, source_name
 from dicepod_host.errors import UserError
 
 ROOT = Path(dicepod_host.__file__).resolve().parent.parent.parent
@@ -106,7 +106,7 @@ def compile_mpy(rel: str, text: str) -> bytes | None:
     if tool is None or native_code(text):
         return None  # (native code, drivers/glyphs.py: the WebAssembly port has no emitter)
     data = text.encode("utf-8")
-    key = hashlib.sha256(rel.encode() + b"\0" + data).hexdigest()[:24]
+    key = hashlib.sha256(source_name(rel).encode() + b"\0" + data).hexdigest()[:24]
     cached = MPY_CACHE / (key + ".mpy")
     try:
         return cached.read_bytes()
@@ -119,7 +119,7 @@ def compile_mpy(rel: str, text: str) -> bytes | None:
             f.write(data)
         try:
             result = subprocess.run(
-                [tool, "-s", rel, "-o", out, src], capture_output=True, timeout=30
+                [tool, "-s", source_name(rel), "-o", out, src], capture_output=True, timeout=30
             )
         except (OSError, subprocess.TimeoutExpired):
             return None
