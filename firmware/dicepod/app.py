@@ -416,8 +416,12 @@ class App:
         except Exception:  # a journal that cannot be written must not stop the restart
             pass
         now = session.ms
-        self.crashes = [t for t in self.crashes if now - t < _CRASH_WINDOW_MS]
-        self.crashes.append(now)
+        crashes = []  # (a loop: a comprehension is a function of its own in RAM)
+        for t in self.crashes:
+            if now - t < _CRASH_WINDOW_MS:
+                crashes.append(t)
+        crashes.append(now)
+        self.crashes = crashes
         self.safe = len(self.crashes) >= _CRASH_LIMIT
         self.toast = None
         try:

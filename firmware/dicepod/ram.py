@@ -116,13 +116,21 @@ def forget(name):
 
 def loaded():
     """Return the names of the loaded modules that belong to a mode or are passed through."""
-    return tuple([name for name in sys.modules if _unloadable(name)])
+    names = []  # (loops, here and below: a comprehension is a function of its own in RAM)
+    for name in sys.modules:
+        if _unloadable(name):
+            names.append(name)
+    return tuple(names)
 
 
 def mode_loaded():
     """Return the loaded modules of the current mode (passing screens' left out): what a game
     opened now keeps."""
-    return tuple([name for name in loaded() if name not in _PASSING])
+    names = []
+    for name in loaded():
+        if name not in _PASSING:
+            names.append(name)
+    return tuple(names)
 
 
 def load(mode, settle=False):

@@ -22,7 +22,10 @@ def spec_keys(specs):
     """Return the keys of specs in order: strings (a tuple of specs), or bytes (Specs: keys()
     decodes nothing, not even the key; Settings.set takes either)."""
     if isinstance(specs, (tuple, list)):
-        return [spec[0] for spec in specs]
+        keys = []  # (a loop: a comprehension is a function of its own in RAM)
+        for spec in specs:
+            keys.append(spec[0])
+        return keys
     return specs.keys()
 
 
@@ -43,7 +46,9 @@ class Settings:
     def __init__(self, specs, values=None):
         self.specs = specs
         if isinstance(specs, (tuple, list)):
-            self.slots = [spec[1] for spec in specs]
+            slots = self.slots = []  # (a loop, as in spec_keys)
+            for spec in specs:
+                slots.append(spec[1])
         else:
             self.slots = specs.defaults()  # dicepod.rules.specs.Specs
         if values:

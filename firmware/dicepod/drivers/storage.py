@@ -57,7 +57,12 @@ class FileStorage:
                 names = ["1"]
             except OSError:
                 pass
-        return sorted([int(n) for n in names if n.isdigit()])
+        segs = []  # (a loop: a comprehension is a function of its own in RAM)
+        for n in names:
+            if n.isdigit():
+                segs.append(int(n))
+        segs.sort()
+        return segs
 
     def lines(self, seg, start=0):
         """Yield segment seg's lines (or a side file's) from byte offset start, streaming."""

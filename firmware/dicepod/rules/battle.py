@@ -141,7 +141,11 @@ class Game:
     def across(self, player):
         """Return how many of a player's heroes stand in the opponent's half."""
         rows = self.rows()
-        return len([a for a in self.heroes[player] if a >= rows])
+        n = 0
+        for a in self.heroes[player]:
+            if a >= rows:
+                n += 1
+        return n
 
     def rolled(self):
         """Return the dice of the current roll that were re-rolled (not kept)."""
@@ -168,7 +172,11 @@ class Game:
 
     def totals(self):
         """Return the best-of-three totals (player 0, player 1) over the finished games."""
-        return [sum([r[0] for r in self.results]), sum([r[1] for r in self.results])]
+        first = second = 0
+        for r in self.results:
+            first += r[0]
+            second += r[1]
+        return [first, second]
 
     def series_over(self):
         """True when all three games of the series are played."""
@@ -188,18 +196,18 @@ class Game:
         values = self.settings.values
         return [
             self.game_number,
-            [list(r) for r in self.results],
-            [list(h) for h in self.heroes],
+            list(map(list, self.results)),  # (map, not a comprehension: each of those is a
+            list(map(list, self.heroes)),  # function of its own in RAM)
             self.player,
             self.turn,
             self.phase,
             list(self.dice),
             list(self.kept),
-            [list(c) for c in self.aside],
-            [list(c) for c in self.lost],
+            list(map(list, self.aside)),
+            list(map(list, self.lost)),
             self.all_out,
             self.winner,
-            [[k, values[k]] for k in sorted(values)],
+            list(map(list, sorted(values.items()))),
         ]
 
     # -- folding -----------------------------------------------------------------------------
@@ -289,8 +297,9 @@ class Game:
         if reason:
             raise ValueError(reason)
         if self.kept and not self.settings.get(KEPT_CAN_SCORE):
-            kept = counts(self.kept)
-            rolled = [face_counts[i] - kept[i] for i in range(7)]
+            rolled = counts(self.kept)
+            for i in range(7):
+                rolled[i] = face_counts[i] - rolled[i]
             if not uses_rolled(combos, rolled):
                 raise ValueError("a scoring roll must use a re-rolled die")
         self.aside.extend(combos)

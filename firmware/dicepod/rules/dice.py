@@ -15,7 +15,10 @@ FACTORIAL = (1, 1, 2, 6, 24, 120, 720)
 
 def roll(n, randbelow):
     """Return a tuple of n faces in 1..6 drawn with randbelow."""
-    return tuple(randbelow(_FACES) + 1 for _ in range(n))
+    faces = [0] * n  # (a loop: a generator expression is a function of its own in RAM)
+    for i in range(n):
+        faces[i] = randbelow(_FACES) + 1
+    return tuple(faces)
 
 
 def check(dice, most=_FACES):

@@ -123,7 +123,9 @@ def keep_options(dice, kept_can_score=0, extra=0):
         stack.append(face)
         keep[face] += 1
     keys.sort()
-    return [found[key & 63] for key in keys]
+    for i in range(len(keys)):  # (in place: a comprehension is a function of its own in RAM)
+        keys[i] = found[keys[i] & 63]
+    return keys
 
 
 def best_keep(dice, kept_can_score=0, extra=0):

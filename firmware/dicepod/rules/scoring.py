@@ -54,7 +54,7 @@ def name(combo):
     if index == 2:
         return "Three %ds" % combo[0]
     if index == 3:
-        return "Straight " + "-".join([str(v) for v in combo])
+        return "Straight " + "-".join(map(str, combo))
     return _NAMES[index]
 
 
@@ -97,7 +97,12 @@ def mask(face_counts):
 def scoring(dice):
     """Return every distinct scoring roll that can be formed from dice, in COMBOS order."""
     found = mask(counts(dice))
-    return [COMBOS[i] for i in range(len(COMBOS)) if found >> i & 1]
+    out = []
+    for combo in COMBOS:  # (a loop, not a comprehension: each of those is a function in RAM)
+        if found & 1:
+            out.append(combo)
+        found >>= 1
+    return out
 
 
 def _partition(face_counts, face):
@@ -139,7 +144,9 @@ def is_bust(rolled, kept=(), kept_can_score=0):
 
 def bust_counts(rolled, kept, kept_can_score=0):
     """is_bust on 7-slot count lists."""
-    both = [rolled[i] + kept[i] for i in range(7)]
+    both = list(kept)
+    for i in range(7):
+        both[i] += rolled[i]
     if kept_can_score or both == rolled:
         return mask(both) == 0
     if rolled[6]:
@@ -216,7 +223,9 @@ def set_aside_choices(dice, kept=(), two_sixes=0, kept_can_score=0):
     _collect(face_counts, 0, [], everything)
     rolled = face_counts
     if kept and not kept_can_score:
-        rolled = [face_counts[i] - n for i, n in enumerate(counts(kept))]
+        rolled = counts(kept)
+        for i in range(7):
+            rolled[i] = face_counts[i] - rolled[i]
     out = []
     for choice in everything:
         if fits_settings(choice, two_sixes):

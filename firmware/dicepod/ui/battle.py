@@ -38,10 +38,10 @@ def aside_text(prefix, combos, width=21):
 def keep_text(keep, rest):
     """What a keep option does, in words, the dice in the row's order: 'Keep 3 4 5, re-roll 2'
     ('roll' when 'Keep 3 1 2, re-roll 5 2' is too long for 21 columns)."""
-    rolled = " ".join([str(v) for v in rest])
+    rolled = " ".join(map(str, rest))  # (map: a comprehension is a function in RAM)
     if not keep:
         return "Re-roll all %d dice" % len(rest) if len(rest) > 1 else "Re-roll the " + rolled
-    kept = " ".join([str(v) for v in keep])
+    kept = " ".join(map(str, keep))
     return _fit("Keep %s, re-roll %s" % (kept, rolled), 21) or "Keep %s, roll %s" % (kept, rolled)
 
 
@@ -133,7 +133,10 @@ class BattleScreen(Screen):
         lines[3] = "%-11s%5s" % ("%s turn %d" % (player, game.turn), lines[3])
         free = game.dice
         kept = _marks(free, game.kept)
-        styles = [draw.KEPT if kept[i] else draw.ROLLED for i in range(len(kept))]
+        styles = [draw.ROLLED] * len(kept)
+        for i in range(len(kept)):
+            if kept[i]:
+                styles[i] = draw.KEPT
         marks = None
         text = aside_text("Aside: ", game.aside) if game.aside else ""
         self.banner = None
@@ -177,8 +180,11 @@ class BattleScreen(Screen):
             # the kept dice first, where the re-roll will have them: it changes only the dice
             # it rolls
             kept = _marks(free, keep)
-            values = [free[i] for i in range(len(free)) if kept[i]]
-            free = values + [free[i] for i in range(len(free)) if not kept[i]]
+            values = []
+            rest = []
+            for i in range(len(free)):
+                (values if kept[i] else rest).append(free[i])
+            free = values + rest
             styles = [draw.DIM if option is _STOP else -1] * len(free)
             styles[: len(keep)] = [draw.KEPT] * len(keep)
             lines[2] = text
@@ -273,7 +279,7 @@ class BattleScreen(Screen):
             if game.series_over():
                 return Confirm("New series?", "Start a new best of three?", _new_series)
             # whoever finished setting up first starts, asked every game (BG-2)
-            names = [player_name(p) + " set up first" for p in (0, 1)]
+            names = [player_name(0) + " set up first", player_name(1) + " set up first"]
             return Pick(
                 "Next game", names, (0, 1), 0, lambda app, p: app.session.play(("next_game", (p,)))
             )

@@ -11,7 +11,9 @@ class GameMenu(ListScreen):
 
     def __init__(self, app, extra=()):
         self.extra = extra
-        items = [label for label, _f in extra]
+        items = []  # (a loop: a comprehension is a function of its own in RAM)
+        for label, _f in extra:
+            items.append(label)
         items.extend(("Help", "Undo", "New game", "History", "Settings", "Main menu"))
         super().__init__("Menu: %s" % app.session.mode, items)
 

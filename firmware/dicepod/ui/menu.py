@@ -18,7 +18,9 @@ class MainMenu(ListScreen):
     """The main menu: every game mode, History, Settings. The current game resumes."""
 
     def __init__(self, app, cursor=-1):
-        items = [title for _mode, title in modes.MODES]
+        items = []  # (a loop: a comprehension is a function of its own in RAM)
+        for _mode, title in modes.MODES:
+            items.append(title)
         items.append(_HISTORY)
         items.append(_SETTINGS)
         super().__init__("dicepod", items)

@@ -21,7 +21,9 @@ class SettingsMenu(ListScreen):
     """Settings, first level: one row per game mode, then the device's own."""
 
     def __init__(self, app):
-        items = [title for _mode, title in modes.MODES]
+        items = []  # (a loop: a comprehension is a function of its own in RAM)
+        for _mode, title in modes.MODES:
+            items.append(title)
         items.append("Device")
         super().__init__("Settings", items)
 

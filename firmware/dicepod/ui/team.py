@@ -24,7 +24,7 @@ class Team(ListScreen):
         items.append("Start")
         self.items = items
         self.title = "Team %d/4 L%d%s" % (
-            sum(1 for c in self.chosen if c),
+            self.chosen.count(True),  # (no generator: a function of its own in RAM)
             self.level,
             " camp" if self.campaign else "",
         )
@@ -36,7 +36,11 @@ class Team(ListScreen):
             self.chosen[index] = not self.chosen[index]
             self.refresh()
             return None
-        team = tuple(m for m in range(5) if self.chosen[m])
+        team = []  # (a loop: a comprehension is a function of its own in RAM)
+        for m in range(5):
+            if self.chosen[m]:
+                team.append(m)
+        team = tuple(team)
         if len(team) != rules.TEAM:
             raise ValueError("choose 4 Marines")
         app.session.play(("start", (self.level, self.campaign) + team))

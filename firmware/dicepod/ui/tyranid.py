@@ -4,7 +4,7 @@ special cards, the infestation deck count, the level result and the campaign. Pu
 
 from dicepod.rules import tyranid as rules
 from dicepod.ui import draw
-from dicepod.ui.coop import ActionScreen, Status
+from dicepod.ui.coop import ActionScreen
 from dicepod.ui.lists import Pick
 
 
@@ -100,8 +100,8 @@ class TyranidScreen(ActionScreen):
             actions.append(("Place Tyranid", place))
             actions.append(("Wound Marine", _wound))
             actions.append(("Special card", _special))
-            actions.append(("Team", _team))
-            actions.append(("Bag", _bag))
+            actions.append(("Team", "dicepod.ui.coopstatus.tyranid_team"))  # (a passing
+            actions.append(("Bag", "dicepod.ui.coopstatus.tyranid_bag"))  # module's: rare)
             actions.append(("Destroyed", _destroy))
             actions.append(("Returned", _return))
             actions.append(("+Tyranid card", "add_tyranid_card"))
@@ -173,9 +173,11 @@ class TyranidScreen(ActionScreen):
 def _board(game):
     """The Tyranids on the board in words ('Board: 6 Termagant'), or by initial when that is
     too long (the Help page says so)."""
-    words = ", ".join(
-        ["%d %s" % (game.board[k], rules.KINDS[k]) for k in range(3) if game.board[k]]
-    )
+    words = []  # (a loop: a comprehension is a function of its own in RAM)
+    for k in range(3):
+        if game.board[k]:
+            words.append("%d %s" % (game.board[k], rules.KINDS[k]))
+    words = ", ".join(words)
     if len(words) <= 14:
         return "Board: " + (words or "none")
     return "Board T%d G%d L%d" % (game.board[0], game.board[1], game.board[2])
@@ -292,44 +294,14 @@ def _special(app):
     return Pick("Special card", labels, values, 0, _play_with("special"))
 
 
-def _team(app):
-    """Tyranid Attack!: the team, each Marine's side and special cards."""
-    game = app.session.game
-    items = []
-    for m in range(5):
-        if game.in_play[m]:
-            items.append(
-                "%-8s %-7s %d"
-                % (
-                    rules.MARINES[m],
-                    ("healthy", "wounded", "out")[game.status[m]],
-                    game.specials[m],
-                )
-            )
-    return Status("Side, special cards", items)
-
-
-def _bag(app):
-    """Tyranid Attack!: the reinforcements bag and the board, by kind."""
-    game = app.session.game
-    items = []
-    for k in range(3):
-        items.append("%-11s bag %2d" % (rules.KINDS[k], game.bag.counts[k]))
-    for k in range(3):
-        items.append("%-11s board %2d" % (rules.KINDS[k], game.board[k]))
-    return Status("Bag %d" % game.bag.total, items)
-
-
-def _play_exit(app, n):
-    app.session.play(("exit", (n,)))
-
-
 def _exit(app):
     """How many Marines stand on the exit tile (Level 1's end)."""
     game = app.session.game
     standing = game.marines_standing() if game.console_open else 0
-    labels = ["%d Marines" % n for n in range(standing + 1)]
-    return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _play_exit)
+    labels = []  # (a loop: a comprehension is a function of its own in RAM)
+    for n in range(standing + 1):
+        labels.append("%d Marines" % n)
+    return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _play_with("exit"))
 
 
 def _next_level(app):
