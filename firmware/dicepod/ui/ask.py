@@ -17,12 +17,15 @@ def value_name(module, key, value):
 
 
 class EditValue(Screen):
-    """Edit one setting: UP/DOWN change it (held: repeat), OK saves, BACK leaves."""
+    """Edit one setting: UP/DOWN change it (held: repeat), OK saves, BACK leaves. again: see
+    AskValue (None for the settings lists)."""
 
     heading = "Setting"
 
-    def __init__(self, app, key, label):
+    def __init__(self, app, key, label, again=None):
         super().__init__()
+        self.again = again
+        self.answered = None
         self.key = key
         self.module = app.session.group(key.split(".")[0])
         spec = app.session.spec(key)
@@ -62,6 +65,7 @@ class EditValue(Screen):
             except ValueError as exc:
                 app.show_toast(str(exc.args[0]))
                 return None
+            self.answered = self.again
             return POP
         elif button == BACK:
             return POP
@@ -91,16 +95,4 @@ class AskValue(EditValue):
     app sets `again` to (screen, button) of the move that asked; once the value is saved it is
     `answered`, and the app makes that move again (the next value it needs is asked at once)."""
 
-    heading = "From your card:"
-
-    def __init__(self, app, key, label, again=None):
-        super().__init__(app, key, label)
-        self.again = again
-        self.answered = None
-
-    def on_button(self, app, button):
-        """As EditValue; a saved answer lets the move that asked go on."""
-        result = EditValue.on_button(self, app, button)
-        if button == OK and result == POP:
-            self.answered = self.again
-        return result
+    heading = "From your card:"  # (EditValue does the rest: a class without code of its own)
