@@ -45,7 +45,7 @@ _GC_SHARE = const(4)
 _GC_ROOMY = const(131072)
 # ... and every three quarters of it while the session starts (see start()).
 _GC_BOOT_QUARTERS = const(3)
-# Bytes allocated after which the idle pass after a frame collects (step()).
+# Bytes allocated after which the idle pass after a frame collects (tick()).
 _TIDY_BYTES = const(4096)
 # ... where this much was free at start (a Pico's ~167 KB); after each frame under it.
 _TIDY_ROOMY = const(153600)
@@ -71,7 +71,7 @@ class App:
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
         self.safe = False  # started without the game after a crash loop
         self.dirty = True
-        # The idle collection after a frame (step()): > 0 armed (a frame was shown), < 0 not
+        # The idle collection after a frame (tick()): > 0 armed (a frame was shown), < 0 not
         # until the next frame, 0 never (not MicroPython, or a heap under _GC_ROOMY at start)
         self.tidy = 0
         # The loads ahead (dicepod.ram_ahead) on a roomy heap: False until the first idle pass
@@ -92,7 +92,7 @@ class App:
             # With room to spare (a Pico's whole heap, ~190 KB free here) a collection every
             # quarter of the free heap instead: each marks the whole live heap (~20 ms on the
             # emulated Pico), and every 4 KB they took 30 % of a press's cycles. The garbage
-            # of ordinary presses goes in the idle pass after each frame (step()), so these
+            # of ordinary presses goes in the idle pass after each frame (tick()), so these
             # fall only in presses that allocate a lot (a mode's code loading, an undo's fold):
             # at every twelfth, two or three each (Battle Game's undo 433 -> 275 ms, its p95
             # 65 -> 47 ms at a quarter: tools/bench_pico.py).
@@ -188,77 +188,74 @@ class App:
         self.dirty = True
 
     def tick(self, dt_ms):
-        """One step: buttons, screens, redraw, power, USB. Never raises (crashes restart)."""
+        """One step: buttons, screens, redraw, power, USB. Never raises (crashes restart). A
+        move played in it is journaled after its frame is sent (Session.flush; crash() clears
+        the hold). (One function, the handler around the step: a call less a tick.)"""
         try:
-            self.step(dt_ms)
+            session = self.session
+            session.ms += dt_ms
+            session.hold = True
+            pressed = self.board.buttons.update(dt_ms)
+            if self.power is not None and self.power.update(dt_ms, pressed != 0):
+                pressed = 0  # the press that woke the display only wakes it
+            if pressed:
+                bit = 1
+                while bit <= 128:
+                    if pressed & bit:
+                        self.button(bit)
+                    bit <<= 1
+            self.transition(self.stack[-1].tick(self, dt_ms))
+            beeper = self.beeper
+            if beeper is not None:
+                beeper.update(dt_ms)  # the next note of a tune, or silence: never waits
+            if self.redraw():
+                pressed = 1
+            session.hold = False
+            if not session.flush():  # no room on the flash for the move: the game as saved
+                self.transition(ui.Reset(self.game_screen() if session.game is not None else None))
+            self.redraw()  # that, or a toast from the journal (old games deleted for room)
+            usb = session.usb
+            if usb is not None:
+                usb.tick(dt_ms)
+            # The garbage of the last presses goes in a pass with nothing to do and no button
+            # held (a collection marks the whole live heap: ~17 ms on the emulated Pico), so
+            # that the threshold's collections seldom fall in the pass that answers a press.
+            # Looked at once after each frame (an idle screen's passes do not look again and
+            # again), and only once _TIDY_BYTES were allocated since the last collection: a
+            # collection leaves MicroPython's search for free blocks at the heap's start, so
+            # each call of a function whose locals do not fit its C stack (most here) searched
+            # the small holes low in the heap for its frame, 22 % of a list's DOWN after a
+            # collection; later presses find room where the last one left off. gc.mem_alloc()
+            # walks the heap's block table, 8.6 ms on the emulated Pico, in the idle pass.
+            # tidy holds 1 + gc.mem_alloc() just after the last collection: > 0 armed (the next
+            # idle pass looks), negated until the next frame, 0 never (not MicroPython, or a
+            # small heap: it collects every 4 KB already).
+            tidy = self.tidy
+            if pressed:
+                if tidy < 0:
+                    self.tidy = -tidy  # armed
+            elif tidy > 0 and not self.board.buttons.state:
+                alloc = getattr(gc, "mem_alloc", None)
+                if alloc is None or gc.threshold() < _TIDY_ROOMY // _GC_SHARE:
+                    # each frame on CPython, or where under _TIDY_ROOMY was free at start: a
+                    # collection each frame fragments less (a 64-bit unix port's 190 KB runs
+                    # out of whole blocks without it)
+                    gc.collect()
+                    tidy = 1
+                elif alloc() >= tidy + _TIDY_BYTES:
+                    gc.collect()
+                    tidy = 1 + alloc()
+                self.tidy = -tidy  # disarmed until the next frame
+            elif self.ahead is not None:  # a roomy heap: code loads ahead, one load a pass with
+                ahead = self.ahead  # nothing to draw (dicepod.ram_ahead: the first pass imports it)
+                if ahead is False:
+                    from dicepod import ram_ahead
+
+                    self.ahead = ram_ahead
+                elif ahead.step():  # pyright: ignore (a module here, not True)
+                    self.tidy = 1  # (a mode's load: collected in a later idle pass)
         except Exception as exc:  # the one top-level handler: journal, screen, restart
             self.crash(exc)
-
-    def step(self, dt_ms):
-        """One step of tick, without the crash handler. A move played in it is journaled
-        after its frame is sent (Session.flush; crash() clears the hold)."""
-        session = self.session
-        session.ms += dt_ms
-        session.hold = True
-        pressed = self.board.buttons.update(dt_ms)
-        if self.power is not None and self.power.update(dt_ms, pressed != 0):
-            pressed = 0  # the press that woke the display only wakes it
-        if pressed:
-            bit = 1
-            while bit <= 128:
-                if pressed & bit:
-                    self.button(bit)
-                bit <<= 1
-        self.transition(self.stack[-1].tick(self, dt_ms))
-        beeper = self.beeper
-        if beeper is not None:
-            beeper.update(dt_ms)  # the next note of a tune, or silence: never waits
-        if self.redraw():
-            pressed = 1
-        session.hold = False
-        if not session.flush():  # no room on the flash for the move: the game as saved
-            self.transition(ui.Reset(self.game_screen() if session.game is not None else None))
-        self.redraw()  # that, or a toast from the journal (old games deleted for room)
-        usb = session.usb
-        if usb is not None:
-            usb.tick(dt_ms)
-        # The garbage of the last presses goes in a pass with nothing to do and no button
-        # held (a collection marks the whole live heap: ~17 ms on the emulated Pico), so
-        # that the threshold's collections seldom fall in the pass that answers a press.
-        # Looked at once after each frame (an idle screen's passes do not look again and
-        # again), and only once _TIDY_BYTES were allocated since the last collection: a
-        # collection leaves MicroPython's search for free blocks at the heap's start, so
-        # each call of a function whose locals do not fit its C stack (most here) searched
-        # the small holes low in the heap for its frame, 22 % of a list's DOWN after a
-        # collection; later presses find room where the last one left off. gc.mem_alloc()
-        # walks the heap's block table, 8.6 ms on the emulated Pico, in the idle pass.
-        # tidy holds 1 + gc.mem_alloc() just after the last collection: > 0 armed (the next
-        # idle pass looks), negated until the next frame, 0 never (not MicroPython, or a
-        # small heap: it collects every 4 KB already).
-        tidy = self.tidy
-        if pressed:
-            if tidy < 0:
-                self.tidy = -tidy  # armed
-        elif tidy > 0 and not self.board.buttons.state:
-            alloc = getattr(gc, "mem_alloc", None)
-            if alloc is None or gc.threshold() < _TIDY_ROOMY // _GC_SHARE:
-                # each frame on CPython, or where under _TIDY_ROOMY was free at start: a
-                # collection each frame fragments less (a 64-bit unix port's 190 KB runs
-                # out of whole blocks without it)
-                gc.collect()
-                tidy = 1
-            elif alloc() >= tidy + _TIDY_BYTES:
-                gc.collect()
-                tidy = 1 + alloc()
-            self.tidy = -tidy  # disarmed until the next frame
-        elif self.ahead is not None:  # a roomy heap: code loads ahead, one load a pass with
-            ahead = self.ahead  # nothing to draw (dicepod.ram_ahead: the first pass imports it)
-            if ahead is False:
-                from dicepod import ram_ahead
-
-                self.ahead = ram_ahead
-            elif ahead.step():  # pyright: ignore (the module, not True)  (a mode's: collected later)
-                self.tidy = 1
 
     def button(self, code):
         """Send one button to the top screen (long BACK in a game = undo). Outside a game no

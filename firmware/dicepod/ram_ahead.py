@@ -65,7 +65,7 @@ def step():
             name = _WARM[dropping[1]]
             dropping[1] += 1
             if name not in sys.modules:
-                # (False: no idle collection after it, App.step. Its little garbage can
+                # (False: no idle collection after it, App.tick. Its little garbage can
                 # wait; a collection here left the next allocations searching the holes it
                 # made: the main menu's idle passes 1.4 -> 2.1 % of cycles awake)
                 __import__(name)

@@ -400,7 +400,7 @@ class Session:
     def flush(self):
         """Write the events play() left pending (see hold) to the journal, in order; False
         when the flash had no room for one: the game is then folded again without it (and
-        the ones after it), with a toast, and the app shows it again (App.step).
+        the ones after it), with a toast, and the app shows it again (App.tick).
 
         The app calls this right after the pass's frame is sent: a move's append (8-25 ms on
         the emulated Pico: the line, its checksum and chain hash, LittleFS) no longer delays

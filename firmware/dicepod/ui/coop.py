@@ -74,10 +74,7 @@ class ActionScreen(Screen):
 
 
 class Status(ListScreen):
-    """A read-only list (team, bag, reserves); BACK leaves."""
-
-    def __init__(self, title, items):
-        super().__init__(title, items)
+    """A read-only list (team, bag, reserves): Status(title, items); BACK leaves."""
 
     def choose(self, app, index):
         """Nothing to do: OK leaves."""

@@ -4,7 +4,7 @@ special cards, the infestation deck count, the level result and the campaign. Pu
 
 from dicepod.rules import tyranid as rules
 from dicepod.ui import draw
-from dicepod.ui.coop import ActionScreen
+from dicepod.ui.coop import ActionScreen, Status
 from dicepod.ui.lists import Pick
 
 
@@ -100,8 +100,8 @@ class TyranidScreen(ActionScreen):
             actions.append(("Place Tyranid", place))
             actions.append(("Wound Marine", _wound))
             actions.append(("Special card", _special))
-            actions.append(("Team", "dicepod.ui.coopstatus.tyranid_team"))  # (a passing
-            actions.append(("Bag", "dicepod.ui.coopstatus.tyranid_bag"))  # module's: rare)
+            actions.append(("Team", _team))
+            actions.append(("Bag", _bag))
             actions.append(("Destroyed", _destroy))
             actions.append(("Returned", _return))
             actions.append(("+Tyranid card", "add_tyranid_card"))
@@ -292,6 +292,34 @@ def _special(app):
     if not values:
         raise ValueError("no special cards")
     return Pick("Special card", labels, values, 0, _play_with("special"))
+
+
+def _team(app):
+    """Tyranid Attack!: the team, each Marine's side and special cards."""
+    game = app.session.game
+    items = []
+    for m in range(5):
+        if game.in_play[m]:
+            items.append(
+                "%-8s %-7s %d"
+                % (
+                    rules.MARINES[m],
+                    ("healthy", "wounded", "out")[game.status[m]],
+                    game.specials[m],
+                )
+            )
+    return Status("Side, special cards", items)
+
+
+def _bag(app):
+    """Tyranid Attack!: the reinforcements bag and the board, by kind."""
+    game = app.session.game
+    items = []
+    for k in range(3):
+        items.append("%-11s bag %2d" % (rules.KINDS[k], game.bag.counts[k]))
+    for k in range(3):
+        items.append("%-11s board %2d" % (rules.KINDS[k], game.board[k]))
+    return Status("Bag %d" % game.bag.total, items)
 
 
 def _exit(app):
