@@ -20,11 +20,6 @@ _AUTO_SLOW = const(1)
 _AUTO_FAST = const(5)
 
 
-def open(app):  # noqa: A001 (every ui mode module has open(app))
-    """Return the Free roll screen."""
-    return FreeRoll(app)
-
-
 class FreeRoll(Screen):
     """OK rolls; UP/DOWN: more or fewer dice; held OK: the menu (fairness test, auto-roll, the
     sums view, reset, undo...). While auto-rolling OK pauses and resumes, BACK stops."""
@@ -187,6 +182,11 @@ class FreeRoll(Screen):
         draw.small(canvas, str(low), left, 57)
         draw.small(canvas, label, draw.CENTER, 57)
         draw.small(canvas, str(high), draw.RIGHT, 57)
+
+
+# Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
+# RAM than a def that calls it).
+open = FreeRoll  # noqa: A001
 
 
 def _line(canvas, x, w, y):

@@ -48,11 +48,6 @@ _TN_LABELS = const(("- (no test)", "2+", "3+", "4+", "5+", "6+"))
 _TN_VALUES = const((0, 2, 3, 4, 5, 6))
 
 
-def open(app):  # noqa: A001 (every ui mode module has open(app))
-    """Return the Tests screen."""
-    return TestsScreen(app)
-
-
 def tn_text(value):
     """'4+' for a TN, '-' for a dash."""
     return "%d+" % value if value else "-"
@@ -271,6 +266,11 @@ class TestsScreen(Screen):
                 canvas.text(line, 0, y, 1)
                 y += 8 if n <= 6 else 9
         draw.action_bar(canvas, self.label)
+
+
+# Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
+# RAM than a def that calls it).
+open = TestsScreen  # noqa: A001
 
 
 def _set_tn(app, value):
