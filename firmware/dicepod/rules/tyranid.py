@@ -299,7 +299,19 @@ class Game:
         elif kind == "place":
             self._place(data)
         elif kind == "wound":
-            self._wound(data)
+            self._playing()
+            m = self._marine(data)
+            if self.status[m] == OUT:
+                raise ValueError("already out of action")
+            self.status[m] += 1
+            if self.status[m] == OUT:
+                self.specials[m] = 0
+                self.lost_this_level = True
+                if self.current == m:
+                    self.current = -1
+                    self.actions_left = 0
+                if not self.marines_standing():
+                    self._finish(LOSS)
         elif kind == "shuffle":
             if not self.needs_shuffle():
                 raise ValueError("not the end of a round")
@@ -320,7 +332,13 @@ class Game:
             self.board[k] -= 1
             self.bag.put(k)
         elif kind == "console":
-            self._console(data)
+            if self.level != 1:
+                raise ValueError("no console on this level")
+            if len(data) != 1 or not 1 <= data[0] <= 6:
+                raise ValueError("bad face")
+            self._spend()
+            if data[0] >= 6:  # [seed] 6 or more activates the console
+                self.console_open = True
         elif kind == "special":
             m = self._marine(data)
             if not self.specials[m]:
@@ -340,13 +358,33 @@ class Game:
                 raise ValueError("no deck to end")
             self.infestation_out = True
         elif kind == "lictor":
-            self._lictor(data)
+            if self.phase != PLACING or self.level != 2 or self.lictor_square:
+                raise ValueError("no Lictor roll now")
+            if len(data) != 1 or not 1 <= data[0] <= 6:
+                raise ValueError("bad face")
+            self.lictor_square = data[0]
+            self.bag.take(LICTOR)
+            self.board[LICTOR] += 1
+            for _ in range(_ENTRY_SQUARES - 1):
+                self.bag.take(TERMAGANT)
+            self.board[TERMAGANT] += _ENTRY_SQUARES - 1
+            self.phase = PLAY
         elif kind == "start":
             self._start(data)
         elif kind == "exit":
-            self._exit(data)
+            if self.phase != PLAY or self.level != 1:
+                raise ValueError("only level 1 ends by the exit tile")
+            if len(data) != 1 or not 0 <= data[0] <= self.marines_standing():
+                raise ValueError("bad number of Marines")
+            if data[0] and not self.console_open:
+                raise ValueError("the console is not activated")
+            self._finish(level_one_result(data[0]))
         elif kind == "result":
-            self._result(data)
+            if self.phase != PLAY or self.level == 1:
+                raise ValueError("no result to record")
+            if len(data) != 1 or data[0] not in (LOSS, WIN):
+                raise ValueError("bad result")
+            self._finish(data[0])
         elif kind == "next_level":
             self._next_level(data)
         else:
@@ -419,19 +457,6 @@ class Game:
                 deck.add(m)
         for _ in range(_TYRANID_CARDS):
             deck.add(TYRANID_CARD)
-
-    def _lictor(self, data):
-        if self.phase != PLACING or self.level != 2 or self.lictor_square:
-            raise ValueError("no Lictor roll now")
-        if len(data) != 1 or not 1 <= data[0] <= 6:
-            raise ValueError("bad face")
-        self.lictor_square = data[0]
-        self.bag.take(LICTOR)
-        self.board[LICTOR] += 1
-        for _ in range(_ENTRY_SQUARES - 1):
-            self.bag.take(TERMAGANT)
-        self.board[TERMAGANT] += _ENTRY_SQUARES - 1
-        self.phase = PLAY
 
     def _place(self, data):
         self._playing()
@@ -522,46 +547,6 @@ class Game:
         else:
             self.board[target] -= 1
             self.bag.put(target)
-
-    def _console(self, data):
-        if self.level != 1:
-            raise ValueError("no console on this level")
-        if len(data) != 1 or not 1 <= data[0] <= 6:
-            raise ValueError("bad face")
-        self._spend()
-        if data[0] >= 6:  # [seed] 6 or more activates the console
-            self.console_open = True
-
-    def _wound(self, data):
-        self._playing()
-        m = self._marine(data)
-        if self.status[m] == OUT:
-            raise ValueError("already out of action")
-        self.status[m] += 1
-        if self.status[m] == OUT:
-            self.specials[m] = 0
-            self.lost_this_level = True
-            if self.current == m:
-                self.current = -1
-                self.actions_left = 0
-            if not self.marines_standing():
-                self._finish(LOSS)
-
-    def _exit(self, data):
-        if self.phase != PLAY or self.level != 1:
-            raise ValueError("only level 1 ends by the exit tile")
-        if len(data) != 1 or not 0 <= data[0] <= self.marines_standing():
-            raise ValueError("bad number of Marines")
-        if data[0] and not self.console_open:
-            raise ValueError("the console is not activated")
-        self._finish(level_one_result(data[0]))
-
-    def _result(self, data):
-        if self.phase != PLAY or self.level == 1:
-            raise ValueError("no result to record")
-        if len(data) != 1 or data[0] not in (LOSS, WIN):
-            raise ValueError("bad result")
-        self._finish(data[0])
 
     def _finish(self, result):
         self.result = result
