@@ -46,8 +46,12 @@ from dicepod import journal as journal_module
 # screens loaded in the idle passes (ram.step, Session.ahead; both off on a small heap) left
 # ~200 bytes more of code in ram.py and session.py, and at 113 KB Rise of the Orks's rules
 # no longer found room in one piece (MemoryError in modes.module, ~34 KB free after the
-# tyranid game's code went); 114 KB runs.
-HEAP = 114 * 1024
+# tyranid game's code went); 114 KB runs. Then 112 KB: the roomy heap's load-ahead code in a
+# module of its own (dicepod.ram_ahead, never imported on a small heap), one interned name fewer
+# a module (dicepod_host.deploy.source_name), loops for comprehensions; 112 KB runs (lowest free
+# 21,296 B), at 111 and 110 KB Rise of the Orks's rules find no hole big enough at import again
+# (MemoryError in modes.module, the same event).
+HEAP = 112 * 1024
 
 
 def _play(pico, rec, mode):
