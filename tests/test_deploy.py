@@ -190,6 +190,56 @@ def test_compile_keeps_main_source_and_names_a_file_mpy_cross_rejects(tmp_path):
         deploy.compile_tree(root, tmp_path / "out2", progress=lambda t: 0)
 
 
+def test_a_compiled_module_names_itself_and_interns_one_name_for_it(tmp_path):
+    """deploy.source_name: the .mpy's source name is its own device path, so the name
+    MicroPython interns for __file__ at import is the one tracebacks use (one interned name a
+    module, not two), and a traceback names the compiled file."""
+    from harness import micropython_bin
+
+    root = tmp_path / "firmware"
+    (root / "dicepod").mkdir(parents=True)
+    (root / "main.py").write_text("")
+    (root / "dicepod" / "__init__.py").write_text("")
+    (root / "dicepod" / "boom.py").write_text("def boom():\n    raise ValueError('x')\n")
+    built = deploy.compile_tree(root, tmp_path / "out", progress=lambda t: 0)
+    data = built["dicepod/boom.mpy"].read_bytes()
+    assert b"dicepod/boom.mpy" in data and b"boom.py" not in data
+    # the same tree with the sources' own names (mpy-cross's default when run in root)
+    old = tmp_path / "old"
+    for rel in ("dicepod/__init__.py", "dicepod/boom.py"):
+        (old / rel).parent.mkdir(parents=True, exist_ok=True)
+        mpy = str(old / (rel[:-3] + ".mpy"))
+        subprocess.run([deploy.tool("mpy-cross"), "-o", mpy, rel], cwd=root, check=True)
+    probe = (
+        "import micropython, sys\n"
+        "micropython.qstr_info()\n"
+        "import dicepod.boom\n"
+        "micropython.qstr_info()\n"
+        "print(dicepod.boom.__file__)\n"
+        "try:\n"
+        "    dicepod.boom.boom()\n"
+        "except ValueError as exc:\n"
+        "    sys.print_exception(exc)\n"
+    )
+    interned = []
+    for folder in (tmp_path / "out", old):
+        out = subprocess.run(
+            [micropython_bin(), "-c", probe],
+            cwd=folder,
+            env={"MICROPYPATH": ":.frozen", "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "dicepod/boom.mpy\n" in out.stdout, out.stdout + out.stderr  # its __file__
+        counts = [int(n) for n in re.findall(r"n_qstr=(\d+)", out.stdout)]
+        interned.append(counts[1] - counts[0])  # names the import interned
+        if folder != old:
+            assert 'File "dicepod/boom.mpy", line 2' in out.stdout, out.stdout
+    # a package and a module imported: one name fewer each
+    assert interned[1] - interned[0] == 2, interned
+
+
 def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
     tmp_path, capsys, monkeypatch
 ):
