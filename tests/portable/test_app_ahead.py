@@ -171,6 +171,16 @@ def test_the_screens_opened_most_load_once_in_the_idle_passes():
         ram.keep_passing(False)
 
 
+def test_the_screens_loaded_ahead_are_the_first_passing_screens():
+    """ram_ahead._WARM repeats the first five of ram._PASSING (each a const of its module:
+    MicroPython inlines a private const, so neither module can read the other's)."""
+    passing = getattr(ram, "_PASSING", None)
+    if passing is None:
+        skip("private consts are inlined by MicroPython's compiler (CPython checks it)")
+    warm = ram_ahead._WARM
+    assert tuple(warm) == tuple(passing[: len(warm)]) and len(warm) == 5
+
+
 def test_a_small_heap_loads_nothing_ahead():
     app = _app(False)
     wait(app, 12)
