@@ -154,7 +154,12 @@ class App:
         """Start a new game of mode (see Session.new_game); return its screen."""
         if mode != self.session.mode:
             del self.stack[1:]  # the old game's screens go before its modules are dropped
-            self.busy()  # the new mode's code loads
+            pending = ram.pending
+            if not pending or pending[0] != mode or pending[1] < 2 or pending[1] < pending[3]:
+                # the new mode's code loads (unless its rules and screens were loaded ahead,
+                # dicepod.ram_ahead: then the band would only delay the game's frame, ~7 ms
+                # of I2C on the emulated Pico)
+                self.busy()
         self.session.new_game(mode)
         return self.game_screen()
 
@@ -252,6 +257,9 @@ class App:
                     from dicepod import ram_ahead
 
                     self.ahead = ram_ahead
+                    menu = self.stack[0]
+                    if len(self.stack) == 1 and hasattr(menu, "ahead"):
+                        menu.ahead(self)  # pyright: ignore (the main menu: its row's mode)
                 elif ahead.step():  # pyright: ignore (a module here, not True)
                     self.tidy = 1  # (a mode's load: collected in a later idle pass)
         except Exception as exc:  # the one top-level handler: journal, screen, restart

@@ -77,8 +77,8 @@ _PASSING = const(
 # dicepod.ram_ahead has loaded ahead] (shared with dicepod.ram_ahead: no new name interned)
 _dropping = [True, 0]
 # A mode's code loading ahead (dicepod.ram_ahead): [mode, its loads done, the modules it put
-# aside, its loads wanted (1: its rules, 2: and its screens), ram_ahead.settle]; empty when
-# none is under way.
+# aside, its loads wanted (1: its rules, 2: and its screens, 3: and their AHEAD module),
+# ram_ahead.settle]; empty when none is under way.
 pending = []
 
 

@@ -10,7 +10,9 @@ more free: a Pico's; dicepod.ram.keep_passing), so that a small heap does not ho
   sys.modules, so that the new mode loads its own copy of a module both use), not dropped:
   dicepod.ram.unload puts them back (the question was declined, the cursor moved on), or lets
   them go for mode (a game of mode starts, or its settings open: settle).
-- step(): one load a pass (~40-110 ms each on the emulated Pico); with none under way, the
+- step(): one load a pass (~40-110 ms each on the emulated Pico): the rules, the screens,
+  and the module named by the screens' AHEAD, if they have one (the one a game's first action
+  imports: Rise of the Orks's start, 53 -> NN ms); with none under way, the
   next of the passing screens opened most (a game's menu, a question, the main menu, the
   settings, the history: _WARM, the first of dicepod.ram's passing screens), so that even
   their first open imports nothing (a game's menu opened in 67 ms, a question in 68 ms;
@@ -43,16 +45,17 @@ def start(mode, count=2):
         ram.pending.extend((mode, 0, {}, count, settle))
 
 
-def cursor(mode, current, kept):
+def cursor(mode, current, kept, count=1):
     """The Settings list's cursor is on mode's row (None: on none; current: the game in
     progress's mode, kept: its modules): its rules load ahead, so that its settings open
     without the import (the Battle Game's from a Rise of the Orks game: 131 -> 47 ms on the
-    emulated Pico). A load ahead of another mode is given up (its old modules are back)."""
+    emulated Pico); or (count 2) the main menu's, with no game in progress: its rules and
+    screens. A load ahead of another mode is given up (its old modules are back)."""
     pending = ram.pending
     if pending and pending[0] != mode:
         ram.unload(kept)
     if mode is not None and mode != current:
-        start(mode, 1)
+        start(mode, count)
 
 
 def step():
@@ -72,14 +75,19 @@ def step():
                 return False
         return False
     mode = pending[0]
-    if not pending[1]:
+    done = pending[1]
+    if not done:
         aside = pending[2]
         for name in ram.mode_loaded():
             aside[name] = sys.modules[name]
             ram.forget(name)
         modes.module(mode)
+    elif done == 1:
+        screens = __import__("dicepod.ui." + mode, None, None, ("open",))
+        if hasattr(screens, "AHEAD"):
+            pending[3] += 1  # (one more load: the module its first action imports)
     else:
-        __import__("dicepod.ui." + mode, None, None, ("open",))
+        __import__(sys.modules["dicepod.ui." + mode].AHEAD)
     pending[1] += 1
     return True
 

@@ -53,16 +53,18 @@ def test_declined_question_puts_the_old_modes_code_back():
         before = dict((name, sys.modules[name]) for name in _TYRANID)
         _choose(app, "orks")
         assert top(app) == "Confirm"
-        wait(app, 4)  # the player reads the question: both loads done
-        assert ram.pending[:2] == ["orks", 2], ram.pending
+        wait(app, 4)  # the player reads the question: the three loads done
+        assert ram.pending[:2] == ["orks", 3], ram.pending
         assert "dicepod.ui.orks" in sys.modules and "dicepod.rules.orks" in sys.modules
+        assert "dicepod.ui.turnorder" in sys.modules  # the screens' AHEAD: the game's start
         assert "dicepod.ui.tyranid" not in sys.modules  # put aside, not dropped
         assert sys.modules["dicepod.ui.coop"] is not before["dicepod.ui.coop"]  # orks' own copy
         press(app, BACK)
         assert top(app) == "MainMenu" and ram.pending == []
         for name in _TYRANID:
             assert sys.modules[name] is before[name], name
-        assert "dicepod.ui.orks" not in sys.modules and "dicepod.rules.orks" not in sys.modules
+        for name in ("dicepod.ui.orks", "dicepod.rules.orks", "dicepod.ui.turnorder"):
+            assert name not in sys.modules, name
         from dicepod.ui import coop
 
         assert coop is before["dicepod.ui.coop"]  # the package's attribute too
@@ -80,7 +82,7 @@ def test_accepted_question_starts_the_game_on_the_code_loaded_ahead():
         old = sys.modules["dicepod.ui.coop"]
         _choose(app, "orks")
         wait(app, 4)
-        assert ram.pending[:2] == ["orks", 2]  # loaded in the passes after the press
+        assert ram.pending[:2] == ["orks", 3]  # loaded in the passes after the press
         ram.unload(app.session.kept)  # (cancelled, as a BACK does)
         assert ram.pending == [] and "dicepod.rules.orks" not in sys.modules
         ram_ahead.start("orks")
@@ -157,6 +159,35 @@ def test_with_no_game_the_settings_take_the_rules_loaded_ahead():
         ram.keep_passing(False)
 
 
+def test_with_no_game_the_main_menu_loads_the_mode_on_its_row_ahead():
+    # The first run: OK on a mode's row opens its game at once, so its code loads while the
+    # cursor rests there, and the game opens in one frame (no busy band: nothing to load).
+    app = _app(True)
+    try:
+        assert app.session.mode is None and top(app) == "MainMenu"
+        assert ram.pending[:1] == ["battle"]  # the first row's, from the first idle pass
+        screen = app.stack[0]
+        while screen.items[screen.cursor] != "Free roll":
+            press(app, DOWN)
+        wait(app, 4)
+        assert ram.pending[:2] == ["free", 2], ram.pending
+        assert "dicepod.ui.free" in sys.modules and "dicepod.rules.free" in sys.modules
+        assert "dicepod.rules.battle" not in sys.modules  # the rows passed over: given up
+        ahead = sys.modules["dicepod.ui.free"]
+        shows = frame_crcs(app)
+        press(app, OK)
+        assert top(app) == "FreeRoll" and len(shows) == 1
+        assert sys.modules["dicepod.ui.free"] is ahead and ram.pending == []
+        assert app.session.kept == ram.mode_loaded()
+        press(app, BACK)  # a game in progress: another mode's row asks first, loads nothing
+        press(app, UP)
+        wait(app, 4)
+        assert top(app) == "MainMenu" and ram.pending == []
+        assert "dicepod.rules.orks" not in sys.modules
+    finally:
+        ram.keep_passing(False)
+
+
 def test_the_screens_opened_most_load_once_in_the_idle_passes():
     app = _app(True)
     try:
@@ -201,11 +232,19 @@ def _switching(app):
 
 
 def _play(roomy):
-    """Play the sessions; return the frames' crc32s, the journal's and the loads ahead (crc32s
-    alone kept: two runs' journals do not fit a Pico-sized heap beside a roomy run's code)."""
+    """Play the sessions; return the frames' crc32s (the busy bands' left out: a mode whose
+    code was loaded ahead opens without one), the journal's and the loads ahead (crc32s alone
+    kept: two runs' journals do not fit a Pico-sized heap beside a roomy run's code)."""
     gc.collect()
     app = _app(roomy)
     frames = frame_crcs(app)
+    busy = app.busy
+
+    def no_band(text="Loading..."):
+        busy(text)
+        frames.pop()
+
+    app.busy = no_band
     step = ram_ahead.step
     loads = [0]
 
@@ -229,7 +268,7 @@ def _play(roomy):
     return frames, crc, loads[0]
 
 
-def test_loading_ahead_changes_no_frame_and_no_journal_line():
+def test_loading_ahead_changes_no_frame_but_the_band_and_no_journal_line():
     gc.collect()
     if hasattr(gc, "mem_free") and gc.mem_free() < 131072:  # (App.start's roomy heap)
         skip("a Pico-sized heap, not a roomy one (the emulated Pico's sessions compare them)")
