@@ -155,7 +155,7 @@ class App:
         if mode != self.session.mode:
             del self.stack[1:]  # the old game's screens go before its modules are dropped
             pending = ram.pending
-            if not pending or pending[0] != mode or pending[1] < 2 or pending[1] < pending[3]:
+            if not pending or pending[0] != mode or pending[1] < 2:
                 # the new mode's code loads (unless its rules and screens were loaded ahead,
                 # dicepod.ram_ahead: then the band would only delay the game's frame, ~7 ms
                 # of I2C on the emulated Pico)

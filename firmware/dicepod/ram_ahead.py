@@ -11,8 +11,10 @@ more free: a Pico's; dicepod.ram.keep_passing), so that a small heap does not ho
   dicepod.ram.unload puts them back (the question was declined, the cursor moved on), or lets
   them go for mode (a game of mode starts, or its settings open: settle).
 - step(): one load a pass (~40-110 ms each on the emulated Pico): the rules, the screens,
-  and the module named by the screens' AHEAD, if they have one (the one a game's first action
-  imports: Rise of the Orks's start, 53 -> NN ms); with none under way, the
+  and the module named by the screens' AHEAD, if they have one (a passing module they import
+  later: Rise of the Orks's start, its first question 53 -> 33 ms; Free roll's menu). A game
+  that starts before that last load leaves it to the idle passes after its frame (settle);
+  with none under way, the
   next of the passing screens opened most (a game's menu, a question, the main menu, the
   settings, the history: _WARM, the first of dicepod.ram's passing screens), so that even
   their first open imports nothing (a game's menu opened in 67 ms, a question in 68 ms;
@@ -37,6 +39,10 @@ _WARM = const(
         "dicepod.ui.history",
     )
 )
+
+# The module a game's screens name as AHEAD, when their game started before it was loaded
+# ahead (settle): loaded in the idle passes after the game's first frame, not in its press.
+_later = []
 
 
 def start(mode, count=2):
@@ -63,6 +69,11 @@ def step():
     loaded yet. True when a mode's load was done (the app collects in a later idle pass)."""
     pending = ram.pending
     if not pending or pending[1] >= pending[3]:
+        if _later:  # a game's screens' AHEAD, left by settle
+            name = _later.pop()
+            if name not in sys.modules:
+                __import__(name)
+                return False
         dropping = ram._dropping
         while not dropping[0] and dropping[1] < len(_WARM):
             name = _WARM[dropping[1]]
@@ -99,8 +110,10 @@ def settle(kept, mode):
     returned)."""
     pending = ram.pending
     if pending[0] == mode:
-        while pending[1] < pending[3]:
+        while pending[1] < 2 and pending[1] < pending[3]:
             step()
+        if pending[1] < pending[3]:  # the screens' AHEAD: in the idle passes after the frame
+            _later.append(sys.modules["dicepod.ui." + mode].AHEAD)
         del pending[:]
         return ram.mode_loaded()
     aside = pending[2]

@@ -28,7 +28,18 @@ class Specs:
     next = [b"", 0, 0]
 
     def __init__(self, text):
-        self.text = text.encode() if isinstance(text, str) else text
+        text = self.text = text.encode() if isinstance(text, str) else text
+        # every spec's default, decoded here (that field alone: four finds a line) and kept,
+        # so that the imports' load (ahead, on a roomy heap: dicepod.ram_ahead) does it, not
+        # the new game's press, which wanted them twice (~460 method calls for Rise of the
+        # Orks's 58 specs)
+        out = self._defaults = []
+        start = 0
+        while start < len(text):
+            at = text.find(b" ", start) + 1
+            end = text.find(b" ", at)
+            out.append(None if text.startswith(b"-", at) else int(text[at:end]))
+            start = text.find(b"\n", end) + 1
 
     def __len__(self):
         return self.text.count(b"\n")
@@ -59,18 +70,9 @@ class Specs:
         return _spec(text[start:end])
 
     def defaults(self):
-        """Return a list of every spec's default (None for `-`), decoding only that field: a
-        Game's Settings start from it on every fold, undo and new game without building the
-        specs."""
-        text = self.text
-        out = []
-        start = 0
-        while start < len(text):
-            at = text.find(b" ", start) + 1
-            end = text.find(b" ", at)
-            out.append(None if text.startswith(b"-", at) else int(text[at:end]))
-            start = text.find(b"\n", end) + 1
-        return out
+        """Return a new list of every spec's default (None for `-`): a Game's Settings start
+        from it on every fold, undo and new game without building the specs."""
+        return list(self._defaults)
 
     def keys(self):
         """Iterate the keys alone, as bytes (a new game sets every setting: a string made from

@@ -184,6 +184,11 @@ class FreeRoll(Screen):
         draw.small(canvas, str(high), draw.RIGHT, 57)
 
 
+# Free roll's menu (a passing module, imported when it opens; on a roomy heap loaded ahead
+# with these screens, and kept: dicepod.ram_ahead).
+AHEAD = "dicepod.ui.freemenu"
+
+
 # Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
 # RAM than a def that calls it).
 open = FreeRoll  # noqa: A001

@@ -58,7 +58,7 @@ class MainMenu(ListScreen):
         """With no game in progress (the first run), OK on a mode's row opens its game at once:
         its rules and screens load in the loop's idle passes while the cursor rests there (a
         roomy heap: dicepod.ram_ahead.cursor), so that it opens without their import (Free
-        roll's first game: 89 -> NN ms on the emulated Pico). With a game in progress, another
+        roll's first game: 89 -> 43 ms on the emulated Pico). With a game in progress, another
         mode asks first, and its code loads while the question is read (dicepod.app)."""
         ahead = app.ahead
         if ahead and app.session.mode is None:

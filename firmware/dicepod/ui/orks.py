@@ -14,9 +14,9 @@ from dicepod.ui.screen import Replace
 _MODIFIERS = const(("in the open", "cover +1", "Painboy +1", "cover+Painboy"))
 
 
-# Starting a game: dicepod.ui.turnorder (a module of its own, loaded by the first action, or
-# ahead with these screens on a roomy heap: dicepod.ram_ahead) plays the start event, and asks
-# the turn order when Command values are equal (OR-6).
+# Starting a game: dicepod.ui.turnorder (a passing module, loaded by the first action, or
+# ahead with these screens on a roomy heap, and kept: dicepod.ram_ahead) plays the start
+# event, and asks the turn order when Command values are equal (OR-6).
 AHEAD = "dicepod.ui.turnorder"
 _START = const(
     (
