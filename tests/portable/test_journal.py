@@ -749,5 +749,14 @@ def test_file_storage_lines_of_every_length_around_its_buffer():
         storage.write(8, data)
         assert list(storage.lines(8)) == lines
         assert list(storage.lines(9)) == []  # no such segment
+        # read_into (History's one buffer): the segment's bytes and size; 0 for a missing
+        # one, -1 and nothing read for one larger than the buffer
+        buf = bytearray(len(data) + 9)
+        assert storage.read_into(7, buf) == len(buf) and bytes(buf) == data + b"torn tail"
+        buf[:] = bytes(len(buf))
+        assert storage.read_into(8, buf) == len(data) and bytes(buf[: len(data)]) == data
+        assert storage.read_into(9, buf) == 0
+        small = bytearray(len(data) - 1)
+        assert storage.read_into(8, small) == -1 and small == bytearray(len(data) - 1)
     finally:
         _rmtree(path)

@@ -81,6 +81,14 @@ class MemoryStorage:
         """Return segment seg's bytes in one piece (History reads them so)."""
         return b"".join(self.segs.get(seg, ()))
 
+    def read_into(self, seg, buf):
+        """Copy segment seg into buf; return its size (0: missing; -1: larger than buf)."""
+        data = self.segment(seg)
+        if len(data) > len(buf):
+            return -1
+        buf[: len(data)] = data
+        return len(data)
+
     def free(self, total=False):
         """Return the bytes left under the capacity (total: (those, the capacity); None:
         no capacity)."""

@@ -12,6 +12,7 @@ from dicepod.ui.lists import ListScreen
 # Most games listed, and how far back the list reads (segments of at most 8 KB).
 _GAMES = const(20)
 _SEGMENTS = const(12)
+_SEG_BYTES = const(8192)  # (dicepod.journal's: its segments' largest size)
 
 
 def title(mode):
@@ -27,10 +28,12 @@ def scan(journal):
     [game id, mode, seg, offset, first ms, last ms, boots at start, boots at end, moves],
     and how many restarts the lines show (the clock of each line counts from its boot).
 
-    Each segment is read in one piece (storage.segment: one allocation, where a line at a time
-    made one a line, each a search of the heap for room after a collection; a heap with no
-    room for one falls back to its lines) and its lines are looked at where they lie: a few
-    finds and one int, the clock, a line (no decoding, no tuple); the game id only from a
+    Each segment is read in one piece into one buffer (storage.read_into: where a line at a
+    time made one allocation a line, and a segment at a time one of up to 8 KB, their garbage
+    a collection in the press; a segment larger than the buffer is read in one piece, a heap
+    with no room for the buffer or that piece falls back to its lines) and its lines are
+    looked at where they lie: a few finds and one int, the clock, a line (no decoding, no
+    tuple); the game id only from a
     new_game line: the lines after it are that game's until the next one. A line is skipped
     when it is a header or a break line, torn (no newline: a failed write's, written again in
     the next segment), or the first line of a segment repeating the line before it (a failed
@@ -42,19 +45,28 @@ def scan(journal):
     last_ms = -1
     game = None
     before = b""  # the SEQ (and the space after it) of the last line looked at
+    try:
+        buf = bytearray(_SEG_BYTES)
+    except MemoryError:
+        buf = None
     for seg in segments[-_SEGMENTS:]:
-        try:
-            pieces = (storage.segment(seg),)
-        except MemoryError:
-            pieces = storage.lines(seg)
+        size = -1 if buf is None else storage.read_into(seg, buf)
+        if buf is not None and size >= 0:
+            pieces = (buf,)
+        else:
+            try:
+                pieces = (storage.segment(seg),)
+            except MemoryError:
+                pieces = storage.lines(seg)
         base = 0  # the piece's offset in the segment
         first = True
         last = None  # the piece of the last line looked at, where it starts, its SEQ's end
         last_at = last_seq = 0
         for data in pieces:
+            stop = size if size >= 0 else len(data)  # (the buffer's bytes past it: stale)
             at = 0
             while True:
-                end = data.find(b"\n", at) + 1
+                end = data.find(b"\n", at, stop) + 1
                 if not end:  # torn (or the piece's end)
                     break
                 line = at
@@ -102,7 +114,7 @@ def scan(journal):
                     game[8] -= 1
                 elif not data.startswith(b'["set"', c):
                     game[8] += 1
-            base += len(data)
+            base += stop
         if last is not None:  # (the next segment's first line may repeat it)
             before = last[last_at:last_seq]
     return games, boots
