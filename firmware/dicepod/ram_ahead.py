@@ -13,12 +13,11 @@ more free: a Pico's; dicepod.ram.keep_passing), so that a small heap does not ho
 - step(): one load a pass (~40-110 ms each on the emulated Pico): the rules, the screens,
   and the module named by the screens' AHEAD, if they have one (a passing module they import
   later: Rise of the Orks's start, its first question 53 -> 33 ms; Free roll's menu). A game
-  that starts before that last load leaves it to the idle passes after its frame (settle);
-  with none under way, the
-  next of the passing screens opened most (a game's menu, a question, the main menu, the
-  settings, the history: _WARM, the first of dicepod.ram's passing screens), so that even
-  their first open imports nothing (a game's menu opened in 67 ms, a question in 68 ms;
-  History 100 -> 86 ms).
+  that starts before that last load leaves it to the idle passes after its frame (settle).
+  With none under way, the next of the passing screens opened most (a game's menu, a
+  question, the main menu, the settings, the history: _WARM, the first of dicepod.ram's
+  passing screens), so that even their first open imports nothing (a game's menu opened in
+  67 ms, a question in 68 ms; History 100 -> 86 ms).
 """
 
 import sys
@@ -95,7 +94,7 @@ def step():
     elif done == 1:
         screens = __import__("dicepod.ui." + mode, None, None, ("open",))
         if hasattr(screens, "AHEAD"):
-            pending[3] += 1  # (one more load: the module its first action imports)
+            pending[3] += 1  # (one more load: the passing module they import later)
     else:
         __import__(sys.modules["dicepod.ui." + mode].AHEAD)
     pending[1] += 1

@@ -33,11 +33,10 @@ def scan(journal):
     a collection in the press; a segment larger than the buffer is read in one piece, a heap
     with no room for the buffer or that piece falls back to its lines) and its lines are
     looked at where they lie: a few finds and one int, the clock, a line (no decoding, no
-    tuple); the game id only from a
-    new_game line: the lines after it are that game's until the next one. A line is skipped
-    when it is a header or a break line, torn (no newline: a failed write's, written again in
-    the next segment), or the first line of a segment repeating the line before it (a failed
-    write that did land)."""
+    tuple); the game id only from a new_game line: the lines after it are that game's until
+    the next one. A line is skipped when it is a header or a break line, torn (no newline: a
+    failed write's, written again in the next segment), or the first line of a segment
+    repeating the line before it (a failed write that did land)."""
     games = []
     storage = journal.storage
     segments = storage.segments()
