@@ -158,8 +158,13 @@ def make(config=None, flash="", clock=None):
         rotate = 180 if values["device.rotate"] else 0
         return display.make(values["device.display"], i2c, addr, rotate=rotate)
 
+    idle = clock is None
+    if clock is None:
+        import time
+
+        clock = time
     pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in BUTTON_PINS]
-    keys = buttons.Buttons(pins)
+    keys = buttons.Buttons(pins, clock=clock)
     keys.arm_wake()
     try:
         from dicepod.drivers import usb  # noqa: F401  (a port without it: no link)
@@ -167,11 +172,6 @@ def make(config=None, flash="", clock=None):
         link = {}
     except ImportError:
         link = None
-    idle = clock is None
-    if clock is None:
-        import time
-
-        clock = time
     board = assemble(
         storage.FileStorage(flash),
         oled,

@@ -181,14 +181,139 @@ def test_reads_active_low_pins():
         assert b.update(10) == 0
 
 
-def test_arm_wake_sets_falling_edge_irq():
-    pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in (44, 45, 46, 47)]
-    woke = []
-    b = Buttons(pins)
-    b.arm_wake(woke.append)
-    pins[1].drive(0)
-    pins[1].release()
-    assert woke == [pins[1]]
+class _Clock:
+    """ticks_ms/ticks_diff in virtual time (the IRQ's and the updates' shared clock)."""
+
+    def __init__(self):
+        self.ms = 1000
+
+    def ticks_ms(self):
+        return self.ms
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+
+def _armed(first):
+    pins = [machine.Pin(n, machine.Pin.IN, machine.Pin.PULL_UP) for n in range(first, first + 4)]
+    clock = _Clock()
+    b = Buttons(pins, clock=clock)
+    b.arm_wake()
+    assert b.update(10) == 0
+    return pins, b, clock
+
+
+def _bounce(pin, times):
+    for _ in range(times):
+        pin.drive(0)
+        pin.release()
+
+
+def _busy(b, clock, ms, *taps):
+    """The loop busy for ms (no update): each (pin, at_ms, hold_ms) a finger's tap inside it,
+    bouncing on the way down and up; return the next update's events."""
+    start = clock.ms
+    for pin, at, hold in sorted(taps, key=lambda t: t[1]):
+        clock.ms = start + at
+        _bounce(pin, 3)
+        pin.drive(0)
+        clock.ms += hold
+        pin.release()
+        _bounce(pin, 2)
+    clock.ms = start + ms
+    return b.update(ms)
+
+
+def _idle(b, clock, n=5, dt=10):
+    for _ in range(n):
+        clock.ms += dt
+        assert b.update(dt) == 0
+
+
+def test_a_tap_between_two_updates_is_latched_by_the_irq():
+    pins, b, clock = _armed(48)
+    for i, bit in enumerate((UP, DOWN, OK, BACK)):
+        assert _busy(b, clock, 120, (pins[i], 20, 40)) == bit  # one press or tap, once
+        assert b.pressed() == bit  # activity for the power policy, though up now
+        clock.ms += 10
+        assert b.update(10) == 0 and b.pressed() == 0
+        _idle(b, clock)
+    assert _busy(b, clock, 200, (pins[1], 10, 50), (pins[3], 90, 60)) == DOWN | BACK
+
+
+def test_a_latch_too_young_to_tell_from_bounce_waits_for_the_next_update():
+    pins, b, clock = _armed(52)
+    clock.ms += 5
+    pins[0].drive(0)  # UP going down; the update comes 2 ms later, in a bounce's open phase
+    pins[0].release()
+    clock.ms += 2
+    assert b.update(7) == 0  # up now, latched 2 ms ago: maybe still on its way down
+    pins[0].drive(0)  # the contact settles: held
+    clock.ms += 20
+    assert b.update(20) == UP  # the press, once
+    _idle(b, clock)  # (still held: no repeat yet)
+    pins[0].release()
+    _idle(b, clock, 10)
+
+
+def test_the_bounce_after_a_release_is_not_a_tap():
+    pins, b, clock = _armed(56)
+    pins[2].drive(0)  # OK held across updates, then let go: a tap on the release
+    clock.ms += 10
+    assert b.update(10) == 0
+    _idle(b, clock, 4)
+    pins[2].release()
+    clock.ms += 10
+    assert b.update(10) == OK
+    clock.ms += 2
+    _bounce(pins[2], 3)  # the contact bounces after the release was taken
+    assert _busy(b, clock, 150) == 0  # a long pass: the latch is the bounce, dropped
+    _idle(b, clock)
+
+
+def test_the_same_button_tapped_again_while_its_first_tap_loads():
+    pins, b, clock = _armed(60)
+    pins[2].drive(0)
+    clock.ms += 10
+    b.update(10)
+    _idle(b, clock, 4)
+    pins[2].release()
+    clock.ms += 10
+    assert b.update(10) == OK  # a game's first screen loads for 100 ms now...
+    _bounce(pins[2], 2)
+    assert _busy(b, clock, 100, (pins[2], 50, 30)) == 0  # ...OK again inside it: locked
+    clock.ms += 20
+    assert b.update(20) == OK  # the second tap, out of the lock-out
+    _idle(b, clock)
+
+
+def test_a_latched_tap_on_a_dark_screen_only_wakes_it():
+    pins, b, clock = _armed(64)
+    b.mute()
+    assert _busy(b, clock, 300, (pins[2], 10, 60)) == 0  # swallowed: it woke the screen
+    assert b.pressed() == OK  # (the power policy sees the activity)
+    _idle(b, clock)
+    assert _busy(b, clock, 300, (pins[2], 10, 60)) == OK  # the next tap acts
+
+
+def test_arm_wake_sets_a_falling_edge_irq_on_every_pin():
+    pins, b, clock = _armed(72)
+    for i, pin in enumerate(pins):
+        assert pin.trigger == machine.Pin.IRQ_FALLING
+        pin.drive(0)
+        assert b.latched() == (2 << i) - 1  # latched at once, until an update takes it
+    for pin in pins:
+        pin.release()
+    assert b.latched() == 15  # the release's rising edges latch nothing
+
+
+def test_reset_forgets_a_latched_edge():
+    pins, b, clock = _armed(68)
+    pins[0].drive(0)
+    pins[0].release()
+    b.reset()
+    clock.ms += 100
+    assert b.update(100) == 0
 
 
 def test_update_allocates_nothing():

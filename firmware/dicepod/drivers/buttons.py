@@ -20,10 +20,22 @@ does the short action first:
 `holding()` is the bitmask of long-capable buttons held now whose gesture is not decided yet
 (a screen may show that a hold is under way). `pins` are four built machine.Pin inputs in bit
 order (UP, DOWN, OK, BACK), read as 0 when pressed; None when every update gets `raw`.
-Allocation-free after __init__ (small ints only). `arm_wake(handler)` sets a falling-edge IRQ on
-every pin so a press wakes machine.lightsleep. `mute()` (called by the power policy when the
-display goes off) swallows the events of the next press until it is released, so the press that
-wakes a dark screen does nothing else.
+Allocation-free after __init__ (small ints only).
+
+`arm_wake()` gives every pin a hard falling-edge IRQ: a press wakes machine.lightsleep, and its
+edge is latched with the time (`clock`: the time module's ticks_ms/ticks_diff), so a tap that
+begins and ends between two updates (the loop busy for longer than a finger's tap: a module
+loading ahead, a long redraw) is not lost: an update that finds the button up, out of its
+lock-out, and a press latched at least `lockout_ms` ago reports it as a tap (a younger latch
+waits for the next update: the finger may still be on its way down, the contact bouncing). A
+latch less than `lockout_ms` after the last edge the updates took is that edge's bounce and is
+dropped; a later one survives the lock-out (OK tapped again while its first tap's game loads),
+and an edge `lockout_ms` or more after the latch before it stamps it anew (a new press). One
+case stays lost: a press, its release and a second press of one button all between two
+updates (the release was never seen, so the second press cannot be told from its bounce).
+
+`mute()` (called by the power policy when the display goes off) swallows the events of the
+next press until it is released, so the press that wakes a dark screen does nothing else.
 """
 
 from micropython import const
@@ -51,8 +63,10 @@ class Buttons:
         repeat_ms=120,
         repeat_mask=UP | DOWN,
         long_mask=OK | BACK,
+        clock=None,
     ):
         self.pins = pins
+        self.clock = clock  # ticks_ms/ticks_diff (the time module): latched edges need it
         self.lockout_ms = lockout_ms
         self.long_ms = long_ms
         self.repeat_delay_ms = repeat_delay_ms
@@ -64,6 +78,10 @@ class Buttons:
         self._held = [0] * _COUNT  # ms held since the press
         self._next_repeat = [0] * _COUNT  # hold time of the next auto-repeat
         self._long_done = 0  # bitmask: long press already reported for this hold
+        self._edges = 0  # bitmask: press edges latched by the pins' IRQ, not yet taken
+        self._latched_at = [0] * _COUNT  # clock ms of each latch
+        self._taken_at = [0] * _COUNT  # clock ms of the last edge an update took
+        self._tapped = 0  # bitmask: the last update's taps seen only by their latched edge
         self._mute = 0  # 0 live; 1 muted, waiting for a press; 2 muted until all released
 
     def read(self):
@@ -84,6 +102,13 @@ class Buttons:
         events = 0
         lock = self._lock
         held = self._held
+        edges = self._edges
+        clock = self.clock
+        now = 0
+        if edges:  # (only armed pins latch, and they have a clock)
+            self._edges ^= edges  # (an IRQ may latch another meanwhile: kept for the next)
+            now = clock.ticks_ms()  # pyright: ignore (edges: a clock)
+        tapped = 0
         for i in range(_COUNT):
             bit = 1 << i
             down = self.state & bit
@@ -92,6 +117,8 @@ class Buttons:
                 # A button still locked keeps its debounced state; the change waits.
                 if down:
                     events |= self._hold(i, bit, dt_ms)
+                if edges & bit and self._fresh(i):
+                    self._edges |= bit  # a new press inside the lock-out: for a later update
                 continue
             if (raw & bit) and not down:  # press edge: report now, then lock out
                 self.state |= bit
@@ -101,20 +128,39 @@ class Buttons:
                 self._long_done &= ~bit
                 if not self.long_mask & bit:
                     events |= bit  # no long meaning: act on the press
+                if clock is not None:
+                    self._taken_at[i] = clock.ticks_ms()
             elif down and not (raw & bit):  # release edge
                 self.state &= ~bit
                 lock[i] = self.lockout_ms
                 if self.long_mask & bit and not self._long_done & bit:
                     events |= bit  # a tap: released before the long press
+                if clock is not None:
+                    self._taken_at[i] = clock.ticks_ms()
             elif down:
                 events |= self._hold(i, bit, dt_ms)
+            elif edges & bit and self._fresh(i):  # up now, a press latched since: a tap?
+                if clock.ticks_diff(now, self._latched_at[i]) >= self.lockout_ms:  # pyright: ignore
+                    lock[i] = self.lockout_ms
+                    self._taken_at[i] = now
+                    tapped |= bit  # pressed and let go between two updates
+                else:
+                    self._edges |= bit  # too young to tell from bounce: the next update
+        self._tapped = tapped
+        events |= tapped
         if self._mute:
             events = 0
             if self.state:
                 self._mute = 2
-            elif self._mute == 2:
+            elif self._mute == 2 or tapped:
                 self._mute = 0
         return events
+
+    def _fresh(self, i):
+        """Whether button i's latch came lockout_ms or more after the last edge taken (not
+        that edge's bounce)."""
+        diff = self.clock.ticks_diff  # pyright: ignore (a latch: a clock)
+        return diff(self._latched_at[i], self._taken_at[i]) >= self.lockout_ms
 
     def mute(self):
         """Swallow events until the next press has been released (the display is dark)."""
@@ -143,8 +189,13 @@ class Buttons:
         return events
 
     def pressed(self):
-        """Return the debounced state: bitmask of buttons held down now."""
-        return self.state
+        """Return the buttons held down now (debounced), and those tapped between the last two
+        updates (seen by their latched edge only): the activity the power policy counts."""
+        return self.state | self._tapped
+
+    def latched(self):
+        """Return the buttons whose press edge the IRQ latched since the last update."""
+        return self._edges
 
     def holding(self):
         """Return the long-capable buttons held now whose tap or hold is not decided yet."""
@@ -156,19 +207,32 @@ class Buttons:
         """Forget all state (after a long sleep the app may want a clean start)."""
         self.state = 0
         self._long_done = 0
+        self._edges = 0
+        self._tapped = 0
         self._mute = 0
         for i in range(_COUNT):
             self._lock[i] = 0
             self._held[i] = 0
 
-    def arm_wake(self, handler=None):
-        """Make a press raise an interrupt (wakes lightsleep); handler(pin) may do nothing
-        (the default: the interrupt itself ends a light sleep)."""
+    def arm_wake(self):
+        """Give every pin a hard falling-edge IRQ: it latches the press, with the time, for the
+        updates (a tap shorter than a busy loop pass is not lost; needs the clock) and ends a
+        light sleep early."""
         if self.pins is None:
             return
-        for pin in self.pins:
-            pin.irq(handler=handler or _wake, trigger=pin.IRQ_FALLING)
+        for i in range(_COUNT):
+            pin = self.pins[i]
+            # (a lambda with defaults, no closure: a closure's cells are passed as arguments,
+            # and past a few the call allocates, which an interrupt may not)
+            pin.irq(handler=lambda _pin, b=self, i=i: b._irq(i), trigger=pin.IRQ_FALLING, hard=True)
 
-
-def _wake(pin):
-    """Button IRQ: nothing to do, the interrupt itself ends a light sleep."""
+    def _irq(self, i):
+        """Pin i fell (runs as the interrupt: small ints only, nothing allocated): latch the
+        press with the time, unless it is the bounce of the press latched just before."""
+        now = self.clock.ticks_ms()  # pyright: ignore (armed: a clock)
+        if (
+            not self._edges & (1 << i)
+            or self.clock.ticks_diff(now, self._latched_at[i]) >= self.lockout_ms  # pyright: ignore
+        ):
+            self._latched_at[i] = now
+            self._edges |= 1 << i

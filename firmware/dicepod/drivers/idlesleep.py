@@ -5,7 +5,8 @@ display's show: after a loop pass that sent nothing to the display, with no butt
 nothing for the USB link to do (no line queued, no byte from the PC waiting) and no tune
 sounding (its notes are timed by the ticks), the sleep goes
 on in steps of the loop's period for up to `pause_ms`, reading the buttons' pins between
-steps. A press is still seen within one period
+steps (and the edges their IRQ latched: a tap shorter than a step). A press is still seen
+within one period
 (the app then gets the whole time slept as its tick's dt); an idle screen costs one App.tick
 per pause_ms instead of one per period: on the emulated Pico the CPU is awake 1.6 % of the
 time on the main menu instead of 9.5 % (tools/bench_pico.py).
@@ -36,7 +37,7 @@ def install(board, sleep, pause_ms=100):
             shows[1] = shows[0]
             return
         slept = ms
-        while slept < pause_ms and not keys.read():
+        while slept < pause_ms and not (keys.read() or keys.latched()):
             sleep(ms)
             slept += ms
 
