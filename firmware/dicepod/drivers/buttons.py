@@ -112,14 +112,15 @@ class Buttons:
         for i in range(_COUNT):
             bit = 1 << i
             down = self.state & bit
-            if lock[i] > 0:
-                lock[i] = lock[i] - dt_ms if lock[i] > dt_ms else 0
+            if lock[i] > dt_ms:
+                lock[i] -= dt_ms
                 # A button still locked keeps its debounced state; the change waits.
                 if down:
                     events |= self._hold(i, bit, dt_ms)
                 if edges & bit and self._fresh(i):
                     self._edges |= bit  # a new press inside the lock-out: for a later update
                 continue
+            lock[i] = 0  # (a lock-out that ended since the last update: this read counts)
             if (raw & bit) and not down:  # press edge: report now, then lock out
                 self.state |= bit
                 lock[i] = self.lockout_ms
