@@ -257,6 +257,9 @@ class App:
                     from dicepod import ram_ahead
 
                     self.ahead = ram_ahead
+                    menu = self.stack[0]
+                    if len(self.stack) == 1 and hasattr(menu, "ahead"):
+                        menu.ahead(self)  # pyright: ignore (the main menu: its row's mode)
                 elif ahead.step():  # pyright: ignore (a module here, not True)
                     self.tidy = 1  # (a mode's load: collected in a later idle pass)
         except Exception as exc:  # the one top-level handler: journal, screen, restart

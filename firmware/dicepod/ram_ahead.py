@@ -50,16 +50,17 @@ def start(mode, count=2):
         ram.pending.extend((mode, 0, {}, count, settle))
 
 
-def cursor(mode, current, kept):
+def cursor(mode, current, kept, count=1):
     """The Settings list's cursor is on mode's row (None: on none; current: the game in
     progress's mode, kept: its modules): its rules load ahead, so that its settings open
     without the import (the Battle Game's from a Rise of the Orks game: 131 -> 47 ms on the
-    emulated Pico). A load ahead of another mode is given up (its old modules are back)."""
+    emulated Pico); or (count 2) the main menu's, with no game in progress: its rules and
+    screens. A load ahead of another mode is given up (its old modules are back)."""
     pending = ram.pending
     if pending and pending[0] != mode:
         ram.unload(kept)
     if mode is not None and mode != current:
-        start(mode, 1)
+        start(mode, count)
 
 
 def step():

@@ -168,6 +168,36 @@ def test_with_no_game_the_settings_take_the_rules_loaded_ahead():
         ram.keep_passing(False)
 
 
+def test_with_no_game_the_main_menu_loads_the_mode_on_its_row_ahead():
+    # The first run: OK on a mode's row opens its game at once, so its code loads while the
+    # cursor rests there, and the game opens in one frame (no busy band: nothing to load).
+    app = _app(True)
+    try:
+        assert app.session.mode is None and top(app) == "MainMenu"
+        assert ram.pending[:1] == ["battle"]  # the first row's, from the first idle pass
+        screen = app.stack[0]
+        while screen.items[screen.cursor] != "Free roll":
+            press(app, DOWN)
+        wait(app, 4)
+        assert ram.pending[:2] == ["free", 3], ram.pending
+        assert "dicepod.ui.free" in sys.modules and "dicepod.rules.free" in sys.modules
+        assert "dicepod.ui.freemenu" in sys.modules  # the screens' AHEAD: its menu
+        assert "dicepod.rules.battle" not in sys.modules  # the rows passed over: given up
+        ahead = sys.modules["dicepod.ui.free"]
+        shows = frame_crcs(app)
+        press(app, OK)
+        assert top(app) == "FreeRoll" and len(shows) == 1
+        assert sys.modules["dicepod.ui.free"] is ahead and ram.pending == []
+        assert app.session.kept == ram.mode_loaded()
+        press(app, BACK)  # a game in progress: another mode's row asks first, loads nothing
+        press(app, UP)
+        wait(app, 4)
+        assert top(app) == "MainMenu" and ram.pending == []
+        assert "dicepod.rules.orks" not in sys.modules
+    finally:
+        ram.keep_passing(False)
+
+
 def test_the_screens_opened_most_load_once_in_the_idle_passes():
     app = _app(True)
     try:

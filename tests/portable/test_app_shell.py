@@ -71,8 +71,8 @@ def test_too_large_or_too_deep_settings_are_refused_with_a_message():
     # at once, 22 KB, do not always find room between the modules the earlier tests loaded)
     for make in (
         lambda: b'{"a":' * 2000 + b"1" + b"}" * 2000,
-        lambda: b'{"free.dice": [' + b"[" * 3000 + b"]" * 3000 + b"]}",
-        lambda: b'{"free.dice": 2, "pad": "' + b"x" * 6000 + b'"}',
+        lambda: b'{"free.dice": [' + b"[" * 1500 + b"]" * 1500 + b"]}",
+        lambda: b'{"free.dice": 2, "pad": "' + b"x" * 4200 + b'"}',  # (the limit: 4 KB)
     ):
         data = make()
         app = _app(LineStorage(settings=data))

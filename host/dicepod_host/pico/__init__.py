@@ -695,9 +695,10 @@ class Pico:
     ) -> tuple[int, int]:
         """One press of a scripted session, at a careful finger's pace: press (held hold_ms),
         run until the firmware has handled the release (run_until_handled), then gap_ms more.
-        Return (down_ns, up_ns). A press that comes sooner can be lost on the real port: the
-        pins are polled each 20 ms tick, a screen's first draw blocks the loop for hundreds of
-        ms, and the driver's lock-out runs from the release it saw late."""
+        Return (down_ns, up_ns). A press that comes sooner is latched by the pins' IRQ when it
+        falls inside a busy pass, but one button pressed, let go and pressed again before any
+        pass reads its pins is one press (dicepod.drivers.buttons), and a script's timing
+        should not depend on that."""
         down, up = self.press(button, hold_ms=hold_ms, bounce=bounce)
         self.run_until_handled(up, max_ms=max_ms)
         self.run_ms(gap_ms)
