@@ -50,8 +50,11 @@ from dicepod import journal as journal_module
 # module of its own (dicepod.ram_ahead, never imported on a small heap), one interned name fewer
 # a module (dicepod_host.deploy.source_name), loops for comprehensions; 112 KB runs (lowest free
 # 21,296 B), at 111 and 110 KB Rise of the Orks's rules find no hole big enough at import again
-# (MemoryError in modes.module, the same event).
-HEAP = 112 * 1024
+# (MemoryError in modes.module, the same event). Then 113 KB: the buttons' press latch (a hard
+# IRQ a pin, fd06d9c: four handlers, two lists, ~1 KB more of code) and at 112 KB Rise of the
+# Orks ended on the crash screen again (MemoryError allocating 1,776 bytes); 113 KB runs
+# (lowest free 20,944 B), as does 114 KB (21,968 B).
+HEAP = 113 * 1024
 
 
 def _play(pico, rec, mode):
