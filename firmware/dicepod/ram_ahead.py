@@ -39,6 +39,10 @@ _WARM = const(
     )
 )
 
+# History's scan made ahead (history()): [the journal the main menu's cursor on History's row
+# asks it of, dicepod.scan_ahead once imported]; empty: none asked.
+_scan = []
+
 # The module a game's screens name as AHEAD, when their game started before it was loaded
 # ahead (settle): loaded in the idle passes after the game's first frame, not in its press.
 _later = []
@@ -63,9 +67,38 @@ def cursor(mode, current, kept, count=1):
         start(mode, count)
 
 
+def history(journal):
+    """The main menu's cursor is on History (journal: the session's) or not (None): History's
+    scan of the journal is made ahead (dicepod.scan_ahead, imported by the next idle pass), a
+    segment a pass once nothing else is loading (step). Given up or handed over, the scan
+    goes, and its module with it (the RAM is as it was)."""
+    if journal is not None:
+        if _scan:
+            _scan[0] = journal
+        else:
+            _scan.append(journal)
+    elif _scan:
+        del _scan[:]
+        ram.forget("dicepod.scan_ahead")
+
+
+def scanned(journal):
+    """True when History's scan of journal was made ahead and still holds."""
+    return len(_scan) > 1 and _scan[1].scanned(journal)
+
+
+def scan(journal):
+    """Hand over History's scan of journal made ahead (dicepod.scan_ahead.take), or None.
+    History opens: the cursor has left its row."""
+    made = _scan[1].take(journal) if len(_scan) > 1 else None
+    history(None)
+    return made
+
+
 def step():
     """Do one load of the mode started ahead, or of the next passing screen opened most not
-    loaded yet. True when a mode's load was done (the app collects in a later idle pass)."""
+    loaded yet, or one segment of History's scan ahead. True when a mode's load or the scan was
+    done (the app collects in a later idle pass), False for other work, None for none."""
     pending = ram.pending
     if not pending or pending[1] >= pending[3]:
         if _later:  # a game's screens' AHEAD, left by settle
@@ -83,7 +116,12 @@ def step():
                 # made: the main menu's idle passes 1.4 -> 2.1 % of cycles awake)
                 __import__(name)
                 return False
-        return False
+        if _scan:  # History's scan ahead (history)
+            if len(_scan) == 1:
+                _scan.append(__import__("dicepod.scan_ahead", None, None, ("step",)))
+                return False
+            return _scan[1].step(_scan[0])
+        return None
     mode = pending[0]
     done = pending[1]
     if not done:

@@ -237,8 +237,9 @@ def _nothing(name):
     pass
 
 
-def menu(app, mode_or_row):
-    """From anywhere: go to the main menu and open a row (a mode name, 'History', 'Settings')."""
+def menu(app, mode_or_row, rest=0):
+    """From anywhere: go to the main menu and open a row (a mode name, 'History', 'Settings'),
+    after rest idle ticks on it (the player reads the row)."""
     guard = 0
     while len(app.stack) > 1:
         press(app, BACK)
@@ -257,6 +258,8 @@ def menu(app, mode_or_row):
         guard += 1
         if guard > 40:
             raise RuntimeError("no menu row %s" % title)
+    if rest:
+        wait(app, rest)
     press(app, OK)
     if top(app) == "Confirm":  # ending the game in progress
         press(app, OK)

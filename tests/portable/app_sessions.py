@@ -367,8 +367,9 @@ def orks_session(app, snap=_nothing, rounds=40):
 
 
 def extras_session(app, snap=_nothing):
-    """History, Settings (an edit and a device value), and back."""
-    menu(app, "History")
+    """History (the cursor rests on its row for 300 ms first: its scan of the journal is made
+    ahead on a roomy heap), Settings (an edit and a device value), and back."""
+    menu(app, "History", rest=15)
     snap("history")
     press(app, DOWN, DOWN)
     menu(app, "Settings")

@@ -10,7 +10,14 @@ import gc
 import sys
 
 from app_board import BACK, DOWN, OK, UP, Board, press, top, wait
-from app_sessions import battle_session, extras_session, menu, orks_session, tyranid_session
+from app_sessions import (
+    battle_session,
+    extras_session,
+    free_session,
+    menu,
+    orks_session,
+    tyranid_session,
+)
 from app_sessions import tests_session as play_tests
 from checks import skip
 from test_app_undo import frame_crcs
@@ -212,6 +219,94 @@ def test_the_screens_opened_most_load_once_in_the_idle_passes():
         ram.keep_passing(False)
 
 
+def _to_row(app, title):
+    """Back to the main menu, its cursor onto title's row."""
+    while len(app.stack) > 1:
+        press(app, BACK)
+    screen = app.stack[0]
+    while screen.items[screen.cursor] != title:
+        press(app, DOWN)
+    return screen
+
+
+def test_with_the_cursor_resting_on_history_its_scan_is_made_ahead():
+    # (named to run last under MicroPython's runner, which runs a module's tests in name order
+    # in one process: its long sessions leave the 64-bit heap too fragmented for the others)
+    app = _app(True)
+    try:
+        battle_session(app, games=1)
+        free_session(app, runs=(100, 10))
+        journal = app.session.journal
+        storage = journal.storage
+        segments = len(storage.segments())
+        assert segments >= 2
+        from dicepod.ui import history
+
+        expected = history.scan(journal)
+        reads = []  # the segments read (into the scan's buffer, or whole: a heap without room)
+        read_into = storage.read_into
+        segment = storage.segment
+
+        def counted(seg, buf):
+            reads.append(seg)
+            return read_into(seg, buf)
+
+        def whole(seg):
+            reads.append(seg)
+            return segment(seg)
+
+        storage.read_into = counted
+        storage.segment = whole
+        _to_row(app, "Free roll")
+        press(app, DOWN, DOWN)  # scrolled past History's row: no scan begun
+        assert reads == [] and "dicepod.scan_ahead" not in sys.modules
+        _to_row(app, "History")
+        assert reads == [] and ram_ahead._scan == []  # (its tap's ticks: under 200 ms)
+        wait(app, 10 + segments + 3)  # resting: the module, a segment a pass, a collection
+        scan_ahead = sys.modules["dicepod.scan_ahead"]
+        made = scan_ahead._made
+        assert len(reads) == segments and made[4] == expected and made[3] is None
+        assert ram_ahead.scanned(journal) and ram_ahead.step() is None  # nothing more to do
+        shows = frame_crcs(app)
+        press(app, OK)
+        assert top(app) == "History" and len(reads) == segments  # the flash not read again
+        assert len(shows) == 1  # one frame: no busy band
+        assert app.stack[-1].values == (expected[0][::-1], expected[1])
+        # handed over: the scan and its module go, none is made while History is open
+        assert made == [] and "dicepod.scan_ahead" not in sys.modules
+        wait(app, 15)
+        assert ram_ahead._scan == [] and len(reads) == segments
+
+        # cut short: the cursor leaves History mid-scan, and the scan goes with its module
+        press(app, BACK)  # (back on History's row: the scan made again, for the next open)
+        assert top(app) == "MainMenu"
+        wait(app, 10 + segments + 3)
+        made = sys.modules["dicepod.scan_ahead"]._made
+        assert made[4] == expected
+        del made[:]  # (begun again)
+        del reads[:]
+        assert ram_ahead.step() is False and len(reads) == 1 and made[3] is not None
+        press(app, UP)
+        assert ram_ahead._scan == [] and "dicepod.scan_ahead" not in sys.modules
+
+        # the journal changed since the scan ahead: it no longer holds, History scans again
+        _to_row(app, "History")
+        wait(app, 10 + segments + 3)
+        assert ram_ahead.scanned(journal)
+        from dicepod.rules import free
+
+        app.session.ensure_game()  # (History dropped it)
+        app.session.play(free.roll(app.session.game, app.randbelow))
+        app.session.flush()
+        assert not ram_ahead.scanned(journal)
+        press(app, OK)
+        assert top(app) == "History"
+        games, _boots = app.stack[-1].values
+        assert games[0][8] == expected[0][-1][8] + 1  # the new roll counted
+    finally:
+        ram.keep_passing(False)
+
+
 def test_the_screens_loaded_ahead_are_the_first_passing_screens():
     """ram_ahead._WARM repeats the first five of ram._PASSING (each a const of its module:
     MicroPython inlines a private const, so neither module can read the other's)."""
@@ -260,7 +355,7 @@ def _play(roomy):
 
     def counted():
         done = step()
-        loads[0] += done
+        loads[0] += 1 if done else 0
         return done
 
     ram_ahead.step = counted

@@ -82,12 +82,16 @@ class MemoryStorage:
         return b"".join(self.segs.get(seg, ()))
 
     def read_into(self, seg, buf):
-        """Copy segment seg into buf; return its size (0: missing; -1: larger than buf)."""
-        data = self.segment(seg)
-        if len(data) > len(buf):
+        """Copy segment seg into buf; return its size (0: missing; -1: larger than buf). A line
+        at a time (no copy of the whole segment on the heap beside buf)."""
+        size = self.size(seg)
+        if size > len(buf):
             return -1
-        buf[: len(data)] = data
-        return len(data)
+        at = 0
+        for line in self.segs.get(seg, ()):
+            buf[at : at + len(line)] = line
+            at += len(line)
+        return at
 
     def free(self, total=False):
         """Return the bytes left under the capacity (total: (those, the capacity); None:

@@ -26,7 +26,16 @@ def title(mode):
 def scan(journal):
     """Return the games the journal's last segments begin, oldest first, each
     [game id, mode, seg, offset, first ms, last ms, boots at start, boots at end, moves],
-    and how many restarts the lines show (the clock of each line counts from its boot).
+    and how many restarts the lines show (the clock of each line counts from its boot)."""
+    made = None
+    for made in steps(journal):  # noqa: B007  (the last step is the result)
+        pass
+    return made
+
+
+def steps(journal):
+    """Scan the journal's last segments (scan()), yielding None after each segment but the
+    last, and then the result (a segment an idle pass, ahead: dicepod.ram_ahead.history).
 
     Each segment is read in one piece into one buffer (storage.read_into: where a line at a
     time made one allocation a line, and a segment at a time one of up to 8 KB, their garbage
@@ -39,7 +48,7 @@ def scan(journal):
     repeating the line before it (a failed write that did land)."""
     games = []
     storage = journal.storage
-    segments = storage.segments()
+    segments = storage.segments()[-_SEGMENTS:]
     boots = 0
     last_ms = -1
     game = None
@@ -48,7 +57,8 @@ def scan(journal):
         buf = bytearray(_SEG_BYTES)
     except MemoryError:
         buf = None
-    for seg in segments[-_SEGMENTS:]:
+    left = len(segments)
+    for seg in segments:
         size = -1 if buf is None else storage.read_into(seg, buf)
         if buf is not None and size >= 0:
             pieces = (buf,)
@@ -116,7 +126,12 @@ def scan(journal):
             base += stop
         if last is not None:  # (the next segment's first line may repeat it)
             before = last[last_at:last_seq]
-    return games, boots
+        left -= 1
+        if left > 0:
+            yield None
+    # (a generator keeps its locals while suspended, and after: the buffer goes now)
+    buf = pieces = data = last = None
+    yield games, boots
 
 
 class History(ListScreen):
@@ -125,7 +140,9 @@ class History(ListScreen):
 
     def __init__(self, app):
         super().__init__("History", [])
-        games, boots = scan(app.session.journal)
+        journal = app.session.journal
+        ahead = app.ahead  # (the scan made ahead, if any: dicepod.ram_ahead.history)
+        games, boots = (ahead and ahead.scan(journal)) or scan(journal)  # pyright: ignore
         games.reverse()
         self.values = (games, boots)
         items = []

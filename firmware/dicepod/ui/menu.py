@@ -12,6 +12,9 @@ from dicepod.ui.screen import DOWN, UP, NewGame
 # Main menu rows after the game modes.
 _HISTORY = const("History")
 _SETTINGS = const("Settings")
+# How long the cursor rests on History's row before the journal's scan is made ahead (ms): not
+# while the player scrolls past it (each scan ahead, given up, leaves its garbage).
+_REST_MS = const(200)
 
 
 class MainMenu(ListScreen):
@@ -31,6 +34,7 @@ class MainMenu(ListScreen):
             self.cursor = cursor  # or back on the row the player left it from
         self.top = draw.scroll_top(self.cursor, 0)
         self.battery = ""
+        self.rest = -1  # ms the cursor has rested on History's row (-1: elsewhere, or asked)
 
     def on_show(self, app):
         """Name the game in progress in the title bar, and the battery level if fitted."""
@@ -59,12 +63,31 @@ class MainMenu(ListScreen):
         its rules and screens load in the loop's idle passes while the cursor rests there (a
         roomy heap: dicepod.ram_ahead.cursor), so that it opens without their import (Free
         roll's first game: 89 -> 43 ms on the emulated Pico). With a game in progress, another
-        mode asks first, and its code loads while the question is read (dicepod.app)."""
+        mode asks first, and its code loads while the question is read (dicepod.app). Once
+        the cursor rests on History's row, the journal's scan is made ahead (tick)."""
         ahead = app.ahead
-        if ahead and app.session.mode is None:
+        if ahead:
             cursor = self.cursor
-            mode = modes.MODES[cursor][0] if cursor < len(modes.MODES) else None
-            ahead.cursor(mode, None, (), 2)
+            if self.items[cursor] == _HISTORY:
+                self.rest = 0  # (the scan asked for once the cursor rests there: tick)
+            elif self.rest != -1:
+                self.rest = -1
+                ahead.history(None)
+            if app.session.mode is None:
+                mode = modes.MODES[cursor][0] if cursor < len(modes.MODES) else None
+                ahead.cursor(mode, None, (), 2)
+
+    def tick(self, app, dt_ms):
+        """The cursor rested _REST_MS on History's row: its scan of the journal is made ahead,
+        in the idle passes (dicepod.ram_ahead.history), so that History opens at once."""
+        rest = self.rest
+        if rest >= 0:
+            rest += dt_ms
+            if rest >= _REST_MS:
+                rest = -2  # (asked: the cursor's next move gives it up)
+                app.ahead.history(app.session.journal)  # pyright: ignore (set: ahead())
+            self.rest = rest
+        return None
 
     def draw(self, canvas):
         """The list, with the battery level at the right of the title bar."""
@@ -86,8 +109,11 @@ class MainMenu(ListScreen):
                 "End the %s game and start %s?" % (app.session.mode, title),
                 NewGame(mode),
             )
-        app.busy()  # History reads the journal; either screen's code loads first
-        if self.items[index] == _HISTORY:
+        history = self.items[index] == _HISTORY
+        ahead = app.ahead
+        if not (history and ahead and ahead.scanned(app.session.journal)):
+            app.busy()  # History reads the journal (unless scanned ahead); its code may load
+        if history:
             from dicepod.ui.history import History
 
             # No game screen is open under the main menu: on a small heap, drop the game and
