@@ -400,3 +400,23 @@ def test_firmware_random_bytes_follow_the_seed(tmp_path):
 
     a, b, c = first_bytes(7, "a.img"), first_bytes(7, "b.img"), first_bytes(8, "c.img")
     assert len(a) == 16 and a == b != c
+
+
+def test_allocs_counts_the_firmwares_heap_allocations_exactly():
+    # tools/bench_pico.py reports the allocation per press with this: each entry into the
+    # firmware's gc_alloc (found in its ELF) and the bytes asked for, counted by the emulator.
+    need_pico()
+    main = (
+        b"import time\ntime.sleep_ms(1500)\n"
+        b"kept = [bytearray(3000) for i in range(5)]\n"
+        b"time.sleep_ms(100000)\n"
+    )
+    with Pico(deploy=False, files={"main.py": main}) as board:
+        board.run_ms(1000)  # booted, main.py asleep
+        assert board.allocs() == (0, 0)  # (none counted before)
+        board.run_ms(300)
+        asleep = board.allocs()
+        board.run_ms(700)  # main.py wakes and allocates
+        calls, size = board.allocs(False)
+    assert asleep[1] < 200, asleep  # a sleeping firmware allocates (next to) nothing
+    assert calls >= 5 and 5 * 3000 <= size < 5 * 3000 + 1000, (calls, size)

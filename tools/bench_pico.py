@@ -185,17 +185,21 @@ def bench_lockstep(rec, modes, listing=False):
     """The scripted sessions tick for tick (tests/pico_lockstep.py), so every tree plays the
     same presses on the same screens: per press, the emulated time from the start of the loop
     pass that answers it (the first tick whose frame differs on CPython) to the last I2C byte
-    of that pass; and gc.mem_free() after every tick."""
+    of that pass; the heap allocations of that pass (every call of the firmware's gc_alloc
+    and the bytes it asked for, counted by the emulator: Pico.allocs); and gc.mem_free()
+    after every tick."""
     print(
         "per press, in lockstep (the same presses every run): the loop pass that answers it,"
         " from its start to the last I2C byte of its frame (emulated ms; goal: median <= 20,"
         " p99 <= 50, max <= 100); 1st: to the end of the first burst of display bytes (a"
-        " Loading... band before slow work)"
+        " Loading... band before slow work); alloc: the heap allocations of that pass, bytes"
+        " and calls (its journal lines, written after the frame, included)"
     )
     print(
-        "  %-8s %6s %7s %7s %7s %7s %7s %7s  %-34s %9s %8s"
+        "  %-8s %6s %7s %7s %7s %7s %7s %7s  %-34s %9s %8s %13s %10s"
         % ("mode", "presses", "median", "p95", "p99", "max", "1st p99", "1st max",
-           "max at (pressed on -> shows)", "I2C B/press", "min free")
+           "max at (pressed on -> shows)", "I2C B/press", "min free", "alloc B/press",
+           "calls/press")
     )  # fmt: skip
     with Pico(files=ps.lockstep_files(measure=True), usb="events") as pico:
         player = ps.Player(pico)
@@ -208,16 +212,21 @@ def bench_lockstep(rec, modes, listing=False):
             if first and pico.frame() != rec.frames[first]:
                 same = False
             starts = []
+            allocs = []  # (calls, bytes) of each tick
             lowest = None
+            pico.allocs()
             for i in range(first, end):
                 starts.append(pico.now_ns)
                 player.tick(rec.pins[i])
+                allocs.append(pico.allocs())
                 free, _low, _start = ps.scratch(pico)
+                pico.allocs()  # (scratch's own allocations left out)
                 lowest = free if lowest is None else min(lowest, free)
             starts.append(pico.now_ns)
             same = same and pico.frame() == rec.frames[end]
             writes = [e for e in pico.events("i2c", since_ns=starts[0]) if e["addr"] == 0x3C]
             lat, firsts, nbytes, no_frame, worst, rows = [], [], [], 0, (0.0, ""), []
+            alloc_bytes, alloc_calls = [], []
             for _tick, _mask, k, shows in answers_of(rec, first, end):
                 if k is None:
                     no_frame += 1
@@ -232,12 +241,14 @@ def bench_lockstep(rec, modes, listing=False):
                 lat.append(ms)
                 firsts.append((_burst_end(data) - t0) / 1e6)
                 nbytes.append(sum(len(e["data"]) for e in mine))
+                alloc_calls.append(allocs[k - first][0])
+                alloc_bytes.append(allocs[k - first][1])
                 if ms > worst[0]:
                     worst = (ms, shows)
                 if listing:
-                    rows.append((ms, firsts[-1], nbytes[-1], shows))
+                    rows.append((ms, firsts[-1], nbytes[-1], alloc_bytes[-1], shows))
             print(
-                "  %-8s %6d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f  %-34s %9.0f %8d%s"
+                "  %-8s %6d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f  %-34s %9.0f %8d %13.0f %10.0f%s"
                 % (
                     mode,
                     len(lat),
@@ -250,12 +261,17 @@ def bench_lockstep(rec, modes, listing=False):
                     worst[1][:34],
                     statistics.mean(nbytes) if nbytes else 0,
                     lowest or 0,
+                    statistics.mean(alloc_bytes) if alloc_bytes else 0,
+                    statistics.mean(alloc_calls) if alloc_calls else 0,
                     "  (%d presses without a redraw)" % no_frame if no_frame else "",
                 ),
                 flush=True,
             )
-            for n, (ms, first_ms, count, shows) in enumerate(rows):
-                print("    %3d %7.1f %7.1f %5d B  %s" % (n + 1, ms, first_ms, count, shows))
+            for n, (ms, first_ms, count, alloc, shows) in enumerate(rows):
+                print(
+                    "    %3d %7.1f %7.1f %5d B %6d B alloc  %s"
+                    % (n + 1, ms, first_ms, count, alloc, shows)
+                )
         journal, _ = ps.journal_of(pico)
         same = same and journal == rec.journal[: rec.sizes[rec.marks[modes[-1]][1]]]
         print(

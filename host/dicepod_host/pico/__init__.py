@@ -44,6 +44,7 @@ NODE_PROGRAM = HERE / "pico.mjs"
 CHECKOUT = HERE.parent.parent.parent  # host/dicepod_host/pico -> the checkout
 
 UF2_NAME = "RPI_PICO-v1.28.0.uf2"
+ELF_NAME = "RPI_PICO-v1.28.0.elf"  # the same build's symbols (its C functions' addresses)
 ROM_NAME = "rp2040-bootrom-b1.bin"
 HOWTO = (
     "the emulated Pico needs MicroPython's official RPI_PICO v1.28.0 UF2 "
@@ -93,6 +94,29 @@ def find_rp2(required: bool = False) -> Path | None:
     if required:
         raise Rp2Missing(HOWTO + " (" + "; ".join(problems) + ")")
     return None
+
+
+def elf_symbol(name: str, folder: Path | None = None) -> int:
+    """The address of a function in the firmware's ELF (ELF_NAME beside the UF2), from its
+    symbol table (ELF32, little-endian); its Thumb bit cleared: the PC at its first
+    instruction."""
+    elf = ((folder or require_rp2()) / ELF_NAME).read_bytes()
+    if elf[:5] != b"\x7fELF\x01":
+        raise UserError(f"{ELF_NAME} is not a 32-bit ELF file")
+    (shoff,) = struct.unpack_from("<I", elf, 0x20)
+    shentsize, shnum = struct.unpack_from("<HH", elf, 0x2E)
+    sections = [struct.unpack_from("<IIIIIIIIII", elf, shoff + i * shentsize) for i in range(shnum)]
+    wanted = name.encode()
+    for sh in sections:
+        if sh[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sh[6]]  # sh_link: its names
+        for at in range(sh[4], sh[4] + sh[5], 16):
+            st_name, st_value = struct.unpack_from("<II", elf, at)
+            start = strtab[4] + st_name
+            if elf[start : start + len(wanted) + 1] == wanted + b"\0":
+                return st_value & ~1
+    raise UserError(f"no symbol {name} in {ELF_NAME}")
 
 
 def require_rp2() -> Path:
@@ -619,6 +643,15 @@ class Pico:
         `nm -n RPI_PICO-v1.28.0.elf`)."""
         reply = self.call("profile", every=every, until=until_ns)
         return {pc: n for pc, n in reply["samples"]}
+
+    def allocs(self, count: bool = True) -> tuple[int, int]:
+        """Count the firmware's heap allocations from now (count) or stop counting: the calls
+        of its gc_alloc (found in the ELF) and the bytes they ask for, exactly (not with
+        profile() on). Return (calls, bytes) since the previous call."""
+        if count and not getattr(self, "_gc_alloc", 0):
+            self._gc_alloc = elf_symbol("gc_alloc")
+        reply = self.call("allocs", pc=self._gc_alloc if count else 0)
+        return reply["calls"], reply["bytes"]
 
     def profile_callers(
         self, every: int, lo: int, hi: int, depth: int = 4, until_ns: float = 0

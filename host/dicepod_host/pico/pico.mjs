@@ -829,6 +829,21 @@ export class Pico {
         }
         this.waitStart = -1;
       }
+      if (this.allocs) {
+        // the `allocs` command: each entry into the firmware's gc_alloc counted, with the
+        // bytes it asks for (its first argument, r0)
+        const watch = this.allocs;
+        for (let i = 0; i < 4096 && !core.waiting && !this.stopReason; i++) {
+          if (core.PC === watch.pc) {
+            watch.calls += 1;
+            watch.bytes += core.registers[0];
+          }
+          const c = core.executeInstruction();
+          clock.tick(c * NS_PER_CYCLE);
+          this.awakeCycles += c;
+        }
+        continue;
+      }
       if (this.profile) {
         // PC sampling (the `profile` command): one sample every profile.every cycles
         const prof = this.profile;
@@ -1143,6 +1158,14 @@ function main() {
           lo: msg.lo || 0, hi: msg.hi || 0, depth: msg.depth || 4, callers: new Map(),
         } : null;
         return reply(id, { samples, callers });
+      }
+      case 'allocs': {
+        // {pc: gc_alloc's address} starts counting the heap allocations (not with `profile` on);
+        // {pc: 0} stops. Each reply returns the calls and bytes since the last one.
+        const old = pico.allocs;
+        const counts = old ? { calls: old.calls, bytes: old.bytes } : { calls: 0, bytes: 0 };
+        pico.allocs = msg.pc ? { pc: msg.pc, calls: 0, bytes: 0 } : null;
+        return reply(id, counts);
       }
       case 'peek': {
         const words = [];
