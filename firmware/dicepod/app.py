@@ -49,6 +49,11 @@ _GC_BOOT_QUARTERS = const(3)
 _TIDY_BYTES = const(4096)
 # ... where this much was free at start (a Pico's ~167 KB); after each frame under it.
 _TIDY_ROOMY = const(153600)
+# ... or after this many frames since the last collection: a press asks for ~4-6 KB of heap
+# (tools/bench_pico.py's alloc column), much of it given back at once (a list or a string
+# grown in place), which gc.mem_alloc() does not count but the threshold does: frames that
+# each added under _TIDY_BYTES to it reached the threshold in a press (a collection there).
+_TIDY_FRAMES = const(4)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
@@ -74,6 +79,7 @@ class App:
         # The idle collection after a frame (tick()): > 0 armed (a frame was shown), < 0 not
         # until the next frame, 0 never (not MicroPython, or a heap under _GC_ROOMY at start)
         self.tidy = 0
+        self.frames = 0  # frames since the last idle collection (tick())
         # The loads ahead (dicepod.ram_ahead) on a roomy heap: False until the first idle pass
         # imports it (App.start), None on a small heap (never imported)
         self.ahead = None
@@ -239,6 +245,7 @@ class App:
             if pressed:
                 if tidy < 0:
                     self.tidy = -tidy  # armed
+                    self.frames += 1
             elif tidy > 0 and not self.board.buttons.state:
                 alloc = getattr(gc, "mem_alloc", None)
                 if alloc is None or gc.threshold() < _TIDY_ROOMY // _GC_SHARE:
@@ -247,9 +254,10 @@ class App:
                     # out of whole blocks without it)
                     gc.collect()
                     tidy = 1
-                elif alloc() >= tidy + _TIDY_BYTES:
+                elif self.frames >= _TIDY_FRAMES or alloc() >= tidy + _TIDY_BYTES:
                     gc.collect()
                     tidy = 1 + alloc()
+                    self.frames = 0
                 self.tidy = -tidy  # disarmed until the next frame
             elif self.ahead is not None:  # a roomy heap: code loads ahead, one load a pass with
                 ahead = self.ahead  # nothing to draw (dicepod.ram_ahead: the first pass imports it)

@@ -125,6 +125,13 @@ def distribution(n, tn, rule=RULE_NONE):
         hit, sides = 6 * k + (6 - k) * k, 36
     else:
         hit, sides = k, 6
+    # The chance of a hit in lowest terms first (3/6 -> 1/2): the terms stay small ints for
+    # most TNs and a dozen dice, where 6**n past 2**30 made each a heap-allocated long int
+    # (15 dice: ~56 KB allocated in the press on the emulated Pico). The reduced result at
+    # the end is the same.
+    g = gcd(hit, sides)
+    hit //= g
+    sides //= g
     nums = [binomial(n, s) * hit**s * (sides - hit) ** (n - s) for s in range(n + 1)]
     den = sides**n
     if rule == RULE_ONE:
@@ -141,6 +148,8 @@ def distribution(n, tn, rule=RULE_NONE):
     g = den
     for num in nums:
         g = gcd(num, g)
+        if g == 1:  # (in lowest terms already: no more long-int divisions)
+            break
     return tuple(num // g for num in nums), den // g
 
 

@@ -20,6 +20,11 @@ _AUTO_SLOW = const(1)
 _AUTO_FAST = const(5)
 
 
+# The faces' numbers, made once (str(face) made a new string a face and frame, each a search
+# of the names interned so far: ~0.1 ms on the emulated Pico).
+_FACE_NAMES = ("", "1", "2", "3", "4", "5", "6")
+
+
 class FreeRoll(Screen):
     """OK rolls; UP/DOWN: more or fewer dice; held OK: the menu (fairness test, auto-roll, the
     sums view, reset, undo...). While auto-rolling OK pauses and resumes, BACK stops."""
@@ -145,7 +150,7 @@ class FreeRoll(Screen):
                 height = (counts[face] * 6 * (_BAR_BASE - top) + scale - 1) // scale
                 canvas.fill_rect(x + 4, _BAR_BASE - height, 12, height, 1)
             canvas.hline(x, _BAR_BASE, 20, 1)
-            write(str(face), x + 6, 57, 1)
+            write(_FACE_NAMES[face], x + 6, 57, 1)
             if game.rolls:
                 text = str(counts[face])
                 y = _COUNTS_Y + (8 if staggered and face % 2 == 0 else 0)

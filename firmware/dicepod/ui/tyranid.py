@@ -153,7 +153,8 @@ class TyranidScreen(ActionScreen):
             draw.banner(canvas, self.result[:8], 11, 2 if len(self.result) <= 8 else 1)
             y = 34
         elif self.big:
-            draw.big(canvas, self.big[:8], (128 - len(self.big[:8]) * 16) // 2, 11, 2)
+            big = self.big if len(self.big) <= 8 else self.big[:8]  # (a slice: a new string)
+            draw.big(canvas, big, (128 - len(big) * 16) // 2, 11, 2)
             y = 28
         for line in self.lines:
             if y > 46:
