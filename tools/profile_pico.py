@@ -10,6 +10,8 @@ the garbage collector, LittleFS, SHA-256, I2C, ...).
     .venv/bin/python tools/profile_pico.py --boot 10000|full|0 [--current 100] [--every 200]
     .venv/bin/python tools/profile_pico.py --modes free --shows "OK FreeRoll" \
         --callers qstr_find_strn [--depth 5]
+    .venv/bin/python tools/profile_pico.py --modes tests --shows "OK TestsScreen" --allocs \
+        [--depth 6]
 
 --heap leaves the app that many KB of heap (a ballast takes the rest, as the suite's heap gate
 does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first
@@ -18,7 +20,9 @@ frame) with a journal of that many events, or a full flash, written on the flash
 --quick plays the suite's shorter sessions (bench_pico --quick's). --shows profiles only the
 passes answering the presses bench_pico --list labels that way, to their last display byte;
 --callers also lists who calls a C function there (which operation searches the interned
-names, say).
+names, say). --allocs counts those ticks' heap allocations instead, exactly (every call of
+gc_alloc and the bytes asked for: dicepod_host.pico's allocs), by who asked (a file opened
+costs 1,148 bytes, a call with a heap frame its frame...).
 """
 
 import argparse
@@ -99,6 +103,12 @@ def main(argv):
     )
     parser.add_argument("--depth", type=int, default=4, help="with --callers: callers a sample")
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
+    parser.add_argument(
+        "--allocs",
+        action="store_true",
+        help="instead of PC samples: the heap allocations of those ticks (every gc_alloc, the"
+        " bytes asked for), by who asked (--depth return addresses)",
+    )
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
     addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
@@ -119,6 +129,7 @@ def main(argv):
         at = names.index(args.callers)
         lo, hi = addrs[at], addrs[at + 1]
     callers = {}
+    totals = [0, 0]  # (--allocs) calls, bytes
     with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
         player = ps.Player(pico)
         player.boot()
@@ -128,6 +139,17 @@ def main(argv):
             edge = rec.pins[i] and (i == 0 or rec.pins[i - 1] != rec.pins[i])
             if chosen is not None:
                 edge = i in chosen
+            if edge and args.allocs:
+                pico.allocs(True, args.depth)
+                player.tick(rec.pins[i])
+                calls, size = pico.allocs(False)
+                presses += 1
+                totals[0] += calls
+                totals[1] += size
+                for chain, n in pico.alloc_callers.items():
+                    key = tuple(name_of(addrs, names, a) for a in chain)
+                    callers[key] = callers.get(key, 0) + n
+                continue
             if edge:
                 if hi:
                     pico.profile_callers(args.every, lo, hi, args.depth, until.get(i, 0))
@@ -144,6 +166,16 @@ def main(argv):
                     callers[key] = callers.get(key, 0) + n
     what = "with a press edge" if chosen is None else (
         "answering %r, to the last display byte" % args.shows)  # fmt: skip
+    if args.allocs:
+        print(
+            "heap allocations in the %d ticks %s (%s; whole ticks: the journal's writes after"
+            " the frame too): %d calls, %d bytes, %.0f bytes a tick; by who asked:"
+            % (presses, what.split(",")[0], ",".join(modes), totals[0], totals[1],
+               totals[1] / max(1, presses))
+        )  # fmt: skip
+        for chain, n in sorted(callers.items(), key=lambda kv: -kv[1])[: args.top]:
+            print("  %7d B  %s" % (n, " <- ".join(chain)))
+        return 0
     report(hist, addrs, names, args.every, args.top, presses,
            "the %d ticks %s (%s)" % (presses, what, ",".join(modes)))  # fmt: skip
     if hi:

@@ -644,13 +644,16 @@ class Pico:
         reply = self.call("profile", every=every, until=until_ns)
         return {pc: n for pc, n in reply["samples"]}
 
-    def allocs(self, count: bool = True) -> tuple[int, int]:
+    def allocs(self, count: bool = True, depth: int = 0) -> tuple[int, int]:
         """Count the firmware's heap allocations from now (count) or stop counting: the calls
         of its gc_alloc (found in the ELF) and the bytes they ask for, exactly (not with
-        profile() on). Return (calls, bytes) since the previous call."""
+        profile() on). Return (calls, bytes) since the previous call; with depth, the bytes
+        by who asked (the return address and depth - 1 more found on the stack, a heuristic
+        as profile_callers's) are in alloc_callers, {addresses: bytes}, since then."""
         if count and not getattr(self, "_gc_alloc", 0):
             self._gc_alloc = elf_symbol("gc_alloc")
-        reply = self.call("allocs", pc=self._gc_alloc if count else 0)
+        reply = self.call("allocs", pc=self._gc_alloc if count else 0, depth=depth)
+        self.alloc_callers = {tuple(int(a) for a in k.split(",") if a): n for k, n in reply["by"]}
         return reply["calls"], reply["bytes"]
 
     def profile_callers(

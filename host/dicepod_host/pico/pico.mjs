@@ -837,6 +837,17 @@ export class Pico {
           if (core.PC === watch.pc) {
             watch.calls += 1;
             watch.bytes += core.registers[0];
+            if (watch.depth) {
+              // who asked: the return addresses on the stack (as profile's callers)
+              const chain = [(core.LR & ~1) >>> 0];
+              const sp = core.SP;
+              for (let k = 0; k < 96 && chain.length < watch.depth; k++) {
+                const w = this.mcu.readUint32(sp + 4 * k) >>> 0;
+                if ((w & 1) && w >= 0x10000100 && w < 0x10200000) chain.push(w & ~1);
+              }
+              const key = chain.join(',');
+              watch.by.set(key, (watch.by.get(key) || 0) + core.registers[0]);
+            }
           }
           const c = core.executeInstruction();
           clock.tick(c * NS_PER_CYCLE);
@@ -1163,8 +1174,9 @@ function main() {
         // {pc: gc_alloc's address} starts counting the heap allocations (not with `profile` on);
         // {pc: 0} stops. Each reply returns the calls and bytes since the last one.
         const old = pico.allocs;
-        const counts = old ? { calls: old.calls, bytes: old.bytes } : { calls: 0, bytes: 0 };
-        pico.allocs = msg.pc ? { pc: msg.pc, calls: 0, bytes: 0 } : null;
+        const counts = old ? { calls: old.calls, bytes: old.bytes, by: [...old.by.entries()] }
+          : { calls: 0, bytes: 0, by: [] };
+        pico.allocs = msg.pc ? { pc: msg.pc, calls: 0, bytes: 0, depth: msg.depth || 0, by: new Map() } : null;
         return reply(id, counts);
       }
       case 'peek': {
