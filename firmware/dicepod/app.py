@@ -40,11 +40,9 @@ _CRASH_WINDOW_MS = const(10000)
 _TRACE_CHARS = const(600)
 # Bytes allocated between garbage collections (MicroPython's gc.threshold; see start()).
 _GC_EVERY = const(4096)
-# ... or every quarter of the free heap when at least this much is free at start.
-_GC_SHARE = const(4)
+# ... or every three quarters of the free heap when at least this much is free at start.
+_GC_QUARTERS = const(3)
 _GC_ROOMY = const(131072)
-# ... and every three quarters of it while the session starts (see start()).
-_GC_BOOT_QUARTERS = const(3)
 # Bytes allocated after which the idle pass after a frame collects (tick()).
 _TIDY_BYTES = const(4096)
 # ... where this much was free at start (a Pico's ~167 KB); after each frame under it.
@@ -96,19 +94,18 @@ class App:
             # mode's code finds whole blocks when it loads (fragmentation, not size, used to
             # decide the smallest heap).
             # With room to spare (a Pico's whole heap, ~190 KB free here) a collection every
-            # quarter of the free heap instead: each marks the whole live heap (~20 ms on the
-            # emulated Pico), and every 4 KB they took 30 % of a press's cycles. The garbage
-            # of ordinary presses goes in the idle pass after each frame (tick()), so these
-            # fall only in presses that allocate a lot (a mode's code loading, an undo's fold):
-            # at every twelfth, two or three each (Battle Game's undo 433 -> 275 ms, its p95
-            # 65 -> 47 ms at a quarter: tools/bench_pico.py).
+            # three quarters of the free heap instead: each marks the whole live heap (~17-20
+            # ms on the emulated Pico), and every 4 KB they took 30 % of a press's cycles. The
+            # garbage of ordinary presses goes in the idle pass after a frame (tick(): every 4
+            # frames at most), so these fall only in presses that allocate a lot (a mode's code
+            # loading, an undo's fold). At a quarter they still fell in ordinary presses, one
+            # in a few dozen (p99 47-53 ms in four sessions, 40-50 at three quarters:
+            # tools/bench_pico.py --quick); at every twelfth, two or three in each undo.
             # While the session starts (recovery and the fold decode many lines, short-lived
-            # garbage) a collection every three quarters of the free heap: a full collection
-            # marks the whole live heap, ~17 ms on the emulated Pico; every twelfth made them a
-            # third of the boot, every half one more than this in a long game's (18 ms of the
-            # 1.0 s with a full flash and a game of 300 events: tools/bench_pico.py). Not the
-            # whole free heap: the garbage goes before it fills, low in the heap, so the code
-            # and the game loaded next find whole blocks (see above).
+            # garbage) the same: every twelfth made them a third of the boot, every half one
+            # more than this in a long game's (18 ms of the 1.0 s with a full flash and a game
+            # of 300 events). Not the whole free heap: the garbage goes before it fills, low in
+            # the heap, so the code and the game loaded next find whole blocks (see above).
             # The free heap after a collection: the board's and the imports' garbage counted
             # as free, or a Pico's heap could pass for a small one (the firmware's main.py
             # collects nowhere before this).
@@ -120,11 +117,10 @@ class App:
             self.ahead = False if free else None  # and for code loaded ahead
             # and for the game before its last move (Session.back: an undo without a fold)
             self.session.back = None if free else False
-            gc.threshold(free // 4 * _GC_BOOT_QUARTERS if free else _GC_EVERY)
+            gc.threshold(free // 4 * _GC_QUARTERS if free else _GC_EVERY)
         session = self.session
         session.start(not self.safe)
         if free:
-            gc.threshold(free // _GC_SHARE)
             # (a small heap collects every 4 KB already: no idle collections on top)
             self.tidy = -1
         del self.stack[:]
@@ -248,7 +244,7 @@ class App:
                     self.frames += 1
             elif tidy > 0 and not self.board.buttons.state:
                 alloc = getattr(gc, "mem_alloc", None)
-                if alloc is None or gc.threshold() < _TIDY_ROOMY // _GC_SHARE:
+                if alloc is None or gc.threshold() < _TIDY_ROOMY // 4 * _GC_QUARTERS:
                     # each frame on CPython, or where under _TIDY_ROOMY was free at start: a
                     # collection each frame fragments less (a 64-bit unix port's 190 KB runs
                     # out of whole blocks without it)
@@ -375,10 +371,16 @@ class App:
 
     def redraw(self):
         """Draw the top screen if anything changed, then flush the display; True if it
-        drew."""
+        drew. (A small frame for the passes with nothing to draw, two a pass: MicroPython
+        keeps it on the C stack, where show's is taken from the heap at every call.)"""
         top = self.stack[-1]
-        if not (self.dirty or top.dirty):
-            return
+        if self.dirty or top.dirty:
+            return self.show(top)
+
+    def show(self, top):
+        """redraw() with something to draw. (Named as the display's show: a name interned
+        already, none added to the interned names' pool, which grows by a block wherever the
+        heap has one.)"""
         canvas = self.display
         canvas.fill(0)
         try:
