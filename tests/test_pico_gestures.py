@@ -83,6 +83,17 @@ def test_hold_ok_opens_the_game_menu_and_hold_back_undoes(pico):
     assert _kinds_on_the_device(pico) == kinds + ["set", "roll", "undo"]
 
 
+def _inside_a_busy_pass(pico, since_ns, awake_ms, steps, where):
+    """Run in 1 ms steps (at most steps of them) until a loop pass that woke after since_ns
+    has kept the CPU awake awake_ms; return when it woke (emulated ns)."""
+    for _ in range(steps):
+        pico.run_ms(1)
+        woke = pico.status()["last_idle"]
+        if woke > since_ns and pico.now_ns - woke >= awake_ms * 1e6:
+            return woke
+    raise AssertionError("no busy loop pass " + where)
+
+
 def test_a_tap_inside_a_busy_loop_pass_is_not_lost(tmp_path_factory):
     """A quick tap that begins and ends while the loop is busy (a game's first screen loading;
     here OK again, 15 ms long, its first tap's game loading) is read by no poll of the pins:
@@ -92,13 +103,8 @@ def test_a_tap_inside_a_busy_loop_pass_is_not_lost(tmp_path_factory):
         pico.run_until_idle()
         _, up = pico.press("OK", hold_ms=60)  # the first row: a Battle Game, its first screen
         pico.run_ms((up - pico.now_ns) / 1e6 + 0.5)
-        for _ in range(200):  # 1 ms steps until the CPU has been awake 32 ms since a wake
-            pico.run_ms(1)  # (past the driver's 30 ms lock-out after the release it took)
-            woke = pico.status()["last_idle"]
-            if woke > up and pico.now_ns - woke >= 32e6:
-                break
-        else:
-            raise AssertionError("no busy loop pass after the OK tap")
+        # a pass awake 32 ms (past the driver's 30 ms lock-out after the release it took)
+        woke = _inside_a_busy_pass(pico, up, 32, 200, "after the OK tap")
         tap_down, tap_up = pico.press("OK", hold_ms=15, at_ms=pico.now_ns / 1e6 + 0.5)
         pico.run_ms((tap_up - pico.now_ns) / 1e6 + 0.5)
         # no 2 ms sleep (the loop's pause between passes) since before the tap began: no poll
@@ -116,14 +122,7 @@ def test_a_tap_while_the_main_menu_loads_a_game_ahead_is_not_lost(tmp_path_facto
     passes (40-110 ms each): a DOWN tapped inside one moves the cursor all the same."""
     down = 2
     with booted_pico(tmp_path_factory) as pico:
-        start = pico.now_ns
-        for _ in range(2000):  # 1 ms steps until a pass has kept the CPU awake 3 ms
-            pico.run_ms(1)
-            woke = pico.status()["last_idle"]
-            if woke > start and pico.now_ns - woke >= 3e6:
-                break
-        else:
-            raise AssertionError("no busy loop pass on the main menu")
+        woke = _inside_a_busy_pass(pico, pico.now_ns, 3, 2000, "on the main menu")
         tap_down, tap_up = pico.press("DOWN", hold_ms=20, at_ms=pico.now_ns / 1e6 + 0.5)
         pico.run_ms((tap_up - pico.now_ns) / 1e6 + 0.5)
         assert pico.status()["last_idle"] == woke < tap_down  # no pass read the pins

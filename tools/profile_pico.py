@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import pico_sessions as ps  # noqa: E402
 
-from dicepod_host.pico import Pico, find_rp2  # noqa: E402
+from dicepod_host.pico import ELF_NAME, Pico, find_rp2  # noqa: E402
 
 GROUPS = (
     ("garbage collector", ("gc_",)),
@@ -111,7 +111,7 @@ def main(argv):
     )
     args = parser.parse_args(argv)
     folder = find_rp2(required=True)
-    addrs, names = symbols(folder / "RPI_PICO-v1.28.0.elf")
+    addrs, names = symbols(folder / ELF_NAME)
     if args.boot is not None:
         return profile_boot(args, addrs, names)
     modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]

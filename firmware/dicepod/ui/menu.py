@@ -62,7 +62,7 @@ class MainMenu(ListScreen):
         """With no game in progress (the first run), OK on a mode's row opens its game at once:
         its rules and screens load in the loop's idle passes while the cursor rests there (a
         roomy heap: dicepod.ram_ahead.cursor), so that it opens without their import (Free
-        roll's first game: 89 -> 43 ms on the emulated Pico). With a game in progress, another
+        roll's first game: 86.5 -> 39.5 ms on the emulated Pico). With a game in progress, another
         mode asks first, and its code loads while the question is read (dicepod.app). Once
         the cursor rests on History's row, the journal's scan is made ahead (tick)."""
         ahead = app.ahead
