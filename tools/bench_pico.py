@@ -10,8 +10,10 @@ dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts noth
   screens and its frames and journal are checked against CPython's): from the start of the
   loop pass that answers a press to the last I2C byte of its frame: median, p95, p99, max and
   the screen of the max; to the end of its first burst of display bytes (p99, max: the
-  "Loading..." band, app.busy, that answers slow work at once); I2C bytes per press; and
-  gc.mem_free() after boot and its minimum in each mode, after every tick;
+  "Loading..." band, app.busy, that answers slow work at once); the median of the time the
+  display's I2C writes of a press take, and of the rest (the code's part: at 400 kHz a whole
+  new screen is ~21 ms of bus, so the bus bounds a session of screen changes); I2C bytes per
+  press; and gc.mem_free() after boot and its minimum in each mode, after every tick;
 - per press on the firmware's own main loop and the real clock ("real"): from the pin's first
   edge to the last I2C byte of the frame that answers it. The session's presses are timed by
   the emulated clock, so a change in speed moves some of them onto other screens (auto-roll,
@@ -192,14 +194,17 @@ def bench_lockstep(rec, modes, listing=False):
         "per press, in lockstep (the same presses every run): the loop pass that answers it,"
         " from its start to the last I2C byte of its frame (emulated ms; goal: median <= 20,"
         " p99 <= 50, max <= 100); 1st: to the end of the first burst of display bytes (a"
-        " Loading... band before slow work); alloc: the heap allocations of that pass, bytes"
-        " and calls (its journal lines, written after the frame, included)"
+        " Loading... band before slow work); bus: the median of the time the display's I2C"
+        " writes of a press take (400 kHz: ~22.5 us a byte, a whole new screen ~21 ms), rest:"
+        " the median of a press's time less its bus time (the code's part); alloc: the heap"
+        " allocations of that pass, bytes and calls (its journal lines, written after the"
+        " frame, included)"
     )
     print(
-        "  %-8s %6s %7s %7s %7s %7s %7s %7s  %-34s %9s %8s %13s %10s"
-        % ("mode", "presses", "median", "p95", "p99", "max", "1st p99", "1st max",
-           "max at (pressed on -> shows)", "I2C B/press", "min free", "alloc B/press",
-           "calls/press")
+        "  %-8s %6s %7s %7s %7s %7s %7s %7s %6s %6s  %-34s %9s %8s %13s %10s"
+        % ("mode", "presses", "median", "p95", "p99", "max", "1st p99", "1st max", "bus",
+           "rest", "max at (pressed on -> shows)", "I2C B/press", "min free",
+           "alloc B/press", "calls/press")
     )  # fmt: skip
     with Pico(files=ps.lockstep_files(measure=True), usb="events") as pico:
         player = ps.Player(pico)
@@ -226,7 +231,7 @@ def bench_lockstep(rec, modes, listing=False):
             same = same and pico.frame() == rec.frames[end]
             writes = [e for e in pico.events("i2c", since_ns=starts[0]) if e["addr"] == 0x3C]
             lat, firsts, nbytes, no_frame, worst, rows = [], [], [], 0, (0.0, ""), []
-            alloc_bytes, alloc_calls = [], []
+            alloc_bytes, alloc_calls, bus = [], [], []
             for _tick, _mask, k, shows in answers_of(rec, first, end):
                 if k is None:
                     no_frame += 1
@@ -239,6 +244,7 @@ def bench_lockstep(rec, modes, listing=False):
                     continue
                 ms = (data[-1]["t1"] - t0) / 1e6
                 lat.append(ms)
+                bus.append(sum(e["t1"] - e["t0"] for e in mine if e["t1"] <= data[-1]["t1"]) / 1e6)
                 firsts.append((_burst_end(data) - t0) / 1e6)
                 nbytes.append(sum(len(e["data"]) for e in mine))
                 alloc_calls.append(allocs[k - first][0])
@@ -246,9 +252,10 @@ def bench_lockstep(rec, modes, listing=False):
                 if ms > worst[0]:
                     worst = (ms, shows)
                 if listing:
-                    rows.append((ms, firsts[-1], nbytes[-1], alloc_bytes[-1], shows))
+                    rows.append((ms, firsts[-1], bus[-1], nbytes[-1], alloc_bytes[-1], shows))
             print(
-                "  %-8s %6d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f  %-34s %9.0f %8d %13.0f %10.0f%s"
+                "  %-8s %6d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %6.1f %6.1f  %-34s %9.0f %8d %13.0f"
+                " %10.0f%s"
                 % (
                     mode,
                     len(lat),
@@ -258,6 +265,8 @@ def bench_lockstep(rec, modes, listing=False):
                     worst[0],
                     pct(firsts, 99),
                     max(firsts, default=0),
+                    statistics.median(bus) if bus else 0,
+                    statistics.median([a - b for a, b in zip(lat, bus)]) if lat else 0,
                     worst[1][:34],
                     statistics.mean(nbytes) if nbytes else 0,
                     lowest or 0,
@@ -267,10 +276,10 @@ def bench_lockstep(rec, modes, listing=False):
                 ),
                 flush=True,
             )
-            for n, (ms, first_ms, count, alloc, shows) in enumerate(rows):
+            for n, (ms, first_ms, bus_ms, count, alloc, shows) in enumerate(rows):
                 print(
-                    "    %3d %7.1f %7.1f %5d B %6d B alloc  %s"
-                    % (n + 1, ms, first_ms, count, alloc, shows)
+                    "    %3d %7.1f %7.1f %6.1f bus %5d B %6d B alloc  %s"
+                    % (n + 1, ms, first_ms, bus_ms, count, alloc, shows)
                 )
         journal, _ = ps.journal_of(pico)
         same = same and journal == rec.journal[: rec.sizes[rec.marks[modes[-1]][1]]]
@@ -359,7 +368,9 @@ def main(argv):
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
     parser.add_argument("--skip", default="", help="parts to skip: boot,idle,press,real")
     parser.add_argument(
-        "--list", action="store_true", help="every press of the lockstep pass: ms, 1st, bytes"
+        "--list",
+        action="store_true",
+        help="every press of the lockstep pass: ms, 1st, bus ms, bytes, alloc",
     )
     args = parser.parse_args(argv)
     if find_rp2() is None:
