@@ -218,7 +218,8 @@ class App:
             if self.redraw():
                 pressed = 1
             session.hold = False
-            if not session.flush():  # no room on the flash for the move: the game as saved
+            # (flush only with moves pending: its frame comes from the heap at every call)
+            if session.pending and not session.flush():  # no room: the game as saved
                 self.transition(ui.Reset(self.game_screen() if session.game is not None else None))
             self.redraw()  # that, or a toast from the journal (old games deleted for room)
             usb = session.usb
