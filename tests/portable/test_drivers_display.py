@@ -339,3 +339,75 @@ def test_native_6x8_text_is_font6s_pixels():
         canvas.fill(0)
         font6.text(canvas, "caf\u00e9 ok", 2, 2, 1)  # past "~": drawn in Python ("?")
     assert taken[-1] is False and d.buffer == plain
+
+
+def test_dots_invert_every_other_pixel_as_pixel_calls_do():
+    # The dotted line of Free roll's charts (dicepod.ui.free._line): the driver's dots() in
+    # the frame's bytes must equal the pixel-by-pixel inversion on any frame, clipped at
+    # every edge, and go out over the bus like any drawing.
+    if framebuf is None:
+        skip("no framebuf: host/framebuf.py is not importable")
+    rng = Seeded(11)
+    d, i2c, oled = _make("ssd1306")
+    wanted = bytearray(1024)
+    want = framebuf.FrameBuffer(wanted, 128, 64, framebuf.MONO_VLSB)
+    for step in range(60):
+        x, y, w, h = rng.randbelow(140) - 6, rng.randbelow(70) - 3, rng.randbelow(50), 9
+        d.fill_rect(x, y - 4, w, h, 1)
+        want.fill_rect(x, y - 4, w, h, 1)
+        x, w = rng.randbelow(150) - 11, rng.randbelow(140)
+        d.dots(x, w, y)
+        for i in range(x, x + w, 2):
+            want.pixel(i, y, 0 if want.pixel(i, y) else 1)
+        assert d.buffer == wanted, "step %d: dots(%d, %d, %d)" % (step, x, w, y)
+        d.show()
+        _check(d, oled, "dots step %d" % step)
+
+
+def _reference_spans(now, was, page):
+    """Every changed column of page, spans at most 7 unchanged columns apart merged."""
+    found = []
+    for col in range(128):
+        if now[page * 128 + col] != was[page * 128 + col]:
+            if found and col - found[-1][1] <= 7:
+                found[-1][1] = col + 1
+            else:
+                found.append([col, col + 1])
+    return [(a, b) for a, b in found]
+
+
+def test_native_spans_are_the_changed_columns_merged_across_small_gaps():
+    """show()'s native span finder (dicepod.drivers.glyphs.spans, on a Pico and the unix
+    port): random changes, the 15 spans of a column every 9th, a whole page, none."""
+    from dicepod.drivers import display
+
+    if display._spans is None:
+        skip("no native code on this interpreter (CPython): the MicroPython run checks it")
+    spans = display._spans
+    rng = Seeded(5)
+    now = bytearray(1024)
+    was = bytearray(1024)
+    out = bytearray(32)
+
+    def check(a, b):
+        for page in range(8):
+            n = spans(a, b, page, out)
+            got = [(out[2 * k], out[2 * k + 1]) for k in range(n)]
+            assert got == _reference_spans(a, b, page), (page, got)
+
+    for _ in range(150):
+        was[:] = now
+        page = rng.randbelow(8)
+        for _ in range(rng.randbelow(24)):
+            now[page * 128 + rng.randbelow(128)] ^= 1 << rng.randbelow(8)
+        check(now, was)
+    ninth = bytearray(1024)
+    for col in range(0, 128, 9):
+        ninth[3 * 128 + col] = 1
+    was[:] = bytes(1024)
+    check(ninth, was)
+    now[:] = b"\xff" * 1024
+    check(now, was)
+    check(was, was)
+    n = spans(ninth, was, 3, out)
+    assert n == 15 and out[28:30] == bytes((126, 127))

@@ -19,13 +19,16 @@ up to 128 columns), the columns copied in C through a memoryview slice: two smal
 (~32 B of garbage on a Pico; none for a whole page, through views made once) where a loop
 copying a byte at a time took ~1.3 ms of a full page's ~4 ms on the emulated Pico, and 129
 views made once held 2.8 KB of heap for ever. (writevto() of a control byte plus the span
-allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) The
-comparison goes a chunk of 32 columns at a time in C (memoryview ==, through 2 x 32 views made
-once: ~1 KB of heap on a Pico); in a changed chunk a plain loop looks from each end for its
-first and last changed columns only (a span does not split inside a chunk: a redrawn die
-changes most of one). The loop over all 1,024 bytes took 15 ms of a 1-die roll's 54 ms on the
-emulated Pico (the 1,000-roll test of tests/test_pico_journal.py). A page's copy is updated
-through the same views (in C) once its spans were written. Bus errors (OSError from the I2C)
+allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) On a Pico
+each page's changed spans are found in native code (dicepod.drivers.glyphs.spans: every column
+compared, spans at most 7 unchanged columns apart merged). Elsewhere (CPython, the simulator's
+WebAssembly build: no native code) the comparison goes a chunk of 32 columns at a time in C
+(memoryview ==, through 2 x 32 views made once: ~1 KB of heap on a Pico); in a changed chunk a
+plain loop looks from each end for its first and last changed columns only (a span does not
+split inside a chunk). The loop over all 1,024 bytes took 15 ms of a 1-die roll's 54 ms on the
+emulated Pico (the 1,000-roll test of tests/test_pico_journal.py); the native spans took a
+6-dice Free roll's show() from ~5.5 to ~4.4 ms besides the bus (the rest: sending the spans).
+A page's copy is updated in C once its spans were written. Bus errors (OSError from the I2C)
 propagate before that, so the next show() sends the page again.
 """
 
@@ -33,9 +36,11 @@ import framebuf
 from micropython import const
 
 try:  # native code: not on a port without a native emitter (nor on CPython)
+    from dicepod.drivers.glyphs import dots as _dots
+    from dicepod.drivers.glyphs import spans as _spans
     from dicepod.drivers.glyphs import text6 as _text6
 except Exception:
-    _text6 = None
+    _text6 = _spans = _dots = None
 
 _WIDTH = const(128)
 _HEIGHT = const(64)
@@ -99,9 +104,12 @@ class _OLED(framebuf.FrameBuffer):
         self._sent = bytearray(_FRAME_BYTES)  # what the display RAM holds (after _synced)
         self._synced = False  # False until a full frame went out: RAM content unknown
         now = memoryview(self.buffer)
-        was = memoryview(self._sent)
-        self._now = [now[i : i + _CHUNK] for i in range(0, _FRAME_BYTES, _CHUNK)]
-        self._was = [was[i : i + _CHUNK] for i in range(0, _FRAME_BYTES, _CHUNK)]
+        if _spans is None:  # the comparison a chunk at a time (no native code)
+            was = memoryview(self._sent)
+            self._now = [now[i : i + _CHUNK] for i in range(0, _FRAME_BYTES, _CHUNK)]
+            self._was = [was[i : i + _CHUNK] for i in range(0, _FRAME_BYTES, _CHUNK)]
+        else:
+            self._found = bytearray(32)  # a page's changed spans, found in native code
         self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
         self._line[0] = _CONTROL_DATA
         self._line_view = memoryview(self._line)
@@ -128,6 +136,25 @@ class _OLED(framebuf.FrameBuffer):
         call's frame needs the heap); False when it cannot (no native code here, a character
         past "~"): the caller draws it in Python."""
         return _text6 is not None and _text6(self.buffer, s, table, at) == 0
+
+    def dots(self, x, w, y):
+        """Invert every other pixel of row y, from column x for w columns (a dotted line seen
+        on lit bars and on the dark alike: dicepod.ui.free), in the frame's bytes: a pixel
+        read and a pixel write a dot were ~1.2 ms of a 128-pixel line on the emulated Pico."""
+        if 0 <= y < _HEIGHT:
+            buf = self.buffer
+            bit = 1 << (y & 7)
+            base = (y >> 3) * _WIDTH
+            end = x + w
+            if end > _WIDTH:
+                end = _WIDTH
+            if x < 0:
+                x += (1 - x) // 2 * 2  # (the first dot on the screen, every other one kept)
+            if _dots is not None:
+                _dots(buf, base + x, base + end, bit)
+                return
+            for i in range(base + x, base + end, 2):
+                buf[i] ^= bit
 
     # Commands --------------------------------------------------------------------------------
 
@@ -185,19 +212,29 @@ class _OLED(framebuf.FrameBuffer):
 
     def show(self):
         """Send the changed parts of the frame; return the number of spans sent."""
+        if not self._synced:  # what the display's RAM holds is unknown: every page
+            for page in range(_PAGES):
+                self._send(page, 0, _WIDTH)
+            self._sent[:] = self.buffer  # copied in C
+            self._synced = True
+            return _PAGES
         spans = 0
+        if _spans is not None:  # a page's changed spans found in native code
+            out = self._found
+            sent = self._sent
+            for page in range(_PAGES):
+                n = _spans(self.buffer, sent, page, out)
+                if n:
+                    for k in range(0, 2 * n, 2):
+                        self._send(page, out[k], out[k + 1])
+                    spans += n
+                    base = page * _WIDTH
+                    sent[base : base + _WIDTH] = self._pages[page]  # the page as sent, in C
+            return spans
         now = self._now
         was = self._was
-        full = not self._synced
         for page in range(_PAGES):
-            base = page * _WIDTH
-            chunk = base // _CHUNK
-            if full:
-                self._send(page, 0, _WIDTH)
-                spans += 1
-                for c in range(chunk, chunk + _WIDTH // _CHUNK):
-                    was[c][:] = now[c]  # copied in C
-                continue
+            chunk = page * _WIDTH // _CHUNK
             start = -1  # first changed column of the open span, -1 = none open
             end = 0  # one past its last changed column
             for first in range(0, _WIDTH, _CHUNK):
@@ -226,9 +263,8 @@ class _OLED(framebuf.FrameBuffer):
                 self._send(page, start, end)
                 spans += 1
                 # the page's columns went out: its copy, a chunk at a time in C
-                for c in range(base // _CHUNK, chunk):
+                for c in range(page * _WIDTH // _CHUNK, chunk):
                     was[c][:] = now[c]
-        self._synced = True
         return spans
 
     def _send(self, page, start, end):

@@ -1,7 +1,10 @@
-"""The 6×8 font written straight into a MONO_VLSB frame buffer, in viper (native code).
+"""The display driver's inner loops in viper (native code): the 6×8 font written straight into
+a MONO_VLSB frame buffer (text6), the changed spans of a page (spans) and a dotted line (dots).
 
-Driver (device only: the display driver, dicepod.drivers.display, offers it to the screens as
-its text6() method; dicepod.ui.font6 draws through it when the canvas has one, else in Python).
+Driver (device only: the display driver, dicepod.drivers.display, offers text6 to the screens as
+its text6() method; dicepod.ui.font6 draws through it when the canvas has one, else in Python;
+show() finds each page's changed columns with spans, every column compared; its dots() inverts
+a dotted line's bytes with dots, a pixel() read and write a dot in Python).
 It sets (ink 1) or clears (ink 0) each glyph column's lit pixels, shifted across the two pages
 a row of text straddles, clipped to the 128×64 screen: the same pixels as font6.text's blits
 (tests/portable/test_drivers_display.py compares them, and every frame of the emulated Pico's
@@ -17,6 +20,53 @@ driver then draws in Python.
 # ruff: noqa: F821
 # pyright: reportUndefinedVariable=false
 import micropython
+from micropython import const
+
+# Two changed spans of a page closer than this are one (dicepod.drivers.display's
+# _SPAN_OVERHEAD: a span's framing on the bus, in bytes).
+_GAP = const(7)
+
+
+@micropython.viper
+def spans(now, was, page: int, out) -> int:
+    """The changed columns of page (0..7) between the frames now and was (1,024 bytes each,
+    128 columns a page) as spans, (first, one past the last) byte pairs written into out (32
+    bytes: at most 15 spans); two spans at most _GAP unchanged columns apart are one. Return
+    how many."""
+    a = ptr8(now)
+    b = ptr8(was)
+    o = ptr8(out)
+    base = page * 128
+    n = 0
+    start = -1
+    end = 0
+    col = 0
+    while col < 128:
+        if a[base + col] != b[base + col]:
+            if start < 0:
+                start = col
+            elif col - end > _GAP:
+                o[n] = start
+                o[n + 1] = end
+                n += 2
+                start = col
+            end = col + 1
+        col += 1
+    if start >= 0:
+        o[n] = start
+        o[n + 1] = end
+        n += 2
+    return n >> 1
+
+
+@micropython.viper
+def dots(buf, at: int, end: int, bit: int):
+    """Invert bit in every other byte of buf from at, before end (a dotted line's row)."""
+    b = ptr8(buf)
+    i = at
+    while i < end:
+        b[i] = b[i] ^ bit
+        i += 2
 
 
 @micropython.viper

@@ -16,8 +16,13 @@ ASIDE = 2  # solid, dark pips: in a set-aside scoring roll
 BLANK = 3  # thin frame, no pips: not rolled yet
 DIM = 4  # dotted frame, pips: a die that no longer counts (a failed test, a lost roll)
 
-# Pips on a 3×3 grid, bit (row * 3 + col), for faces 1..6.
-_FACES = const((0, 16, 257, 273, 325, 341, 365))
+# The pips of faces 1..6 as cells of a 3×3 grid, row * 3 + col: a face's pips only (a loop
+# over all nine cells, testing a bit each: six 12-pixel dice ~3.6 -> ~1.9 ms on the emulated
+# Pico).
+_PIPS = const(
+    (b"", b"\x04", b"\x00\x08", b"\x00\x04\x08", b"\x00\x02\x06\x08", b"\x00\x02\x04\x06\x08",
+     b"\x00\x02\x03\x05\x06\x08")
+)  # fmt: skip
 
 # One 8×8 glyph at a time is drawn here to be scaled up (allocated once).
 _glyph_buffer = bytearray(8)
@@ -60,17 +65,15 @@ def die(canvas, x, y, face, style=ROLLED, size=20):
             canvas.rect(x + 1, y + 1, size - 2, size - 2, 1)
     if style == BLANK or not 1 <= face <= 6:
         return
-    mask = _FACES[face]
-    for cell in range(9):
-        if mask & (1 << cell):
-            px = x + offsets[cell % 3]
-            py = y + offsets[cell // 3]
-            if pip >= 4:
-                # a round-ish pip: a 4×4 square without its corners
-                canvas.fill_rect(px, py + 1, pip, pip - 2, ink)
-                canvas.fill_rect(px + 1, py, pip - 2, pip, ink)
-            else:
-                canvas.fill_rect(px, py, pip, pip, ink)
+    for cell in _PIPS[face]:
+        px = x + offsets[cell % 3]
+        py = y + offsets[cell // 3]
+        if pip >= 4:
+            # a round-ish pip: a 4×4 square without its corners
+            canvas.fill_rect(px, py + 1, pip, pip - 2, ink)
+            canvas.fill_rect(px + 1, py, pip - 2, pip, ink)
+        else:
+            canvas.fill_rect(px, py, pip, pip, ink)
 
 
 def dice_row(canvas, faces, styles, y=0, cursor=-1):

@@ -200,7 +200,11 @@ open = FreeRoll  # noqa: A001
 
 
 def _line(canvas, x, w, y):
-    """A dotted line w pixels long from x at y, visible on lit bars and on the dark alike."""
+    """A dotted line w pixels long from x at y, visible on lit bars and on the dark alike
+    (every other pixel inverted): by the display driver in the frame's bytes when it can."""
+    if hasattr(canvas, "dots"):
+        canvas.dots(x, w, y)
+        return
     pixel = canvas.pixel  # (looked up once: the display's classes are walked for it)
     for i in range(x, x + w, 2):
         pixel(i, y, 0 if pixel(i, y) else 1)
