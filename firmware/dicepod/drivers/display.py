@@ -21,13 +21,14 @@ copying a byte at a time took ~1.3 ms of a full page's ~4 ms on the emulated Pic
 views made once held 2.8 KB of heap for ever. (writevto() of a control byte plus the span
 allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) On a Pico
 each page's changed spans are found in native code (dicepod.drivers.glyphs.spans: every column
-compared, spans at most 7 unchanged columns apart merged). Elsewhere (CPython, the simulator's
-WebAssembly build: no native code) the comparison goes a chunk of 32 columns at a time in C
-(memoryview ==, through 2 x 32 views made once: ~1 KB of heap on a Pico); in a changed chunk a
-plain loop looks from each end for its first and last changed columns only (a span does not
-split inside a chunk). The loop over all 1,024 bytes took 15 ms of a 1-die roll's 54 ms on the
-emulated Pico (the 1,000-roll test of tests/test_pico_journal.py); the native spans took a
-6-dice Free roll's show() from ~5.5 to ~4.4 ms besides the bus (the rest: sending the spans).
+compared, spans at most 16 unchanged columns apart merged: a span's Python costs too).
+Elsewhere (CPython, the simulator's WebAssembly build: no native code) the comparison goes a
+chunk of 32 columns at a time in C (memoryview ==, through 2 x 32 views made once: ~1 KB of
+heap, not made on a Pico); in a changed chunk a plain loop looks from each end for its first
+and last changed columns only (a span does not split inside a chunk). The loop over all 1,024
+bytes took 15 ms of a 1-die roll's 54 ms on the emulated Pico (the 1,000-roll test of
+tests/test_pico_journal.py); the native spans took a 6-dice Free roll's show() from ~5.5 to
+~4.4 ms besides the bus (the rest: sending the spans).
 A page's copy is updated in C once its spans were written. Bus errors (OSError from the I2C)
 propagate before that, so the next show() sends the page again.
 """

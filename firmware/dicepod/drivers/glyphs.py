@@ -22,16 +22,18 @@ driver then draws in Python.
 import micropython
 from micropython import const
 
-# Two changed spans of a page closer than this are one (dicepod.drivers.display's
-# _SPAN_OVERHEAD: a span's framing on the bus, in bytes).
-_GAP = const(7)
+# Two changed spans of a page at most this many unchanged columns apart are one: a span costs
+# its framing on the bus (7 bytes: dicepod.drivers.display's _SPAN_OVERHEAD) and its sending's
+# Python, ~0.2 ms on the emulated Pico, another ~9 bytes' time (at 7, the presses' medians less
+# their bus time were 0.3-1.0 ms longer, for 1-3 % fewer bytes: tools/bench_pico.py).
+_GAP = const(16)
 
 
 @micropython.viper
 def spans(now, was, page: int, out) -> int:
     """The changed columns of page (0..7) between the frames now and was (1,024 bytes each,
     128 columns a page) as spans, (first, one past the last) byte pairs written into out (32
-    bytes: at most 15 spans); two spans at most _GAP unchanged columns apart are one. Return
+    bytes: at most 8 spans); two spans at most _GAP unchanged columns apart are one. Return
     how many."""
     a = ptr8(now)
     b = ptr8(was)
