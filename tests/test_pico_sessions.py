@@ -57,7 +57,11 @@ from dicepod import journal as journal_module
 # to do keep the buttons' and the redraw's frames off the heap (Buttons.update and App.redraw
 # split in two: idle 3.0 -> 2.8 % of cycles awake on the main menu, tools/bench_pico.py), ~300
 # bytes more code, and at 113 KB Rise of the Orks ended on the crash screen again; 114 KB runs
-# (lowest free 21,120 B).
+# (lowest free 21,120 B). Still 114 KB with the display's changed spans and dotted lines in
+# native code (dicepod.drivers.glyphs; the 64 chunk views the Python compare needs no longer
+# made on a Pico, ~1 KB): lowest free 20,656 B, and 113 KB fails in Rise of the Orks as before.
+# Interning every name the code holds at boot, so that a mode's code would leave whole holes,
+# was tried: the session then needed more than 114 KB (docs/ARCHITECTURE.md, "RAM").
 HEAP = 114 * 1024
 
 
