@@ -264,7 +264,7 @@ class App:
                     self.ahead = ram_ahead
                     menu = self.stack[0]
                     if len(self.stack) == 1 and hasattr(menu, "ahead"):
-                        menu.ahead(self)  # pyright: ignore (the main menu: its row's mode)
+                        menu.ahead(self, True)  # pyright: ignore (the main menu: its row's)
                 elif ahead.step():  # pyright: ignore (a module here, not True)
                     self.tidy = 1  # (a mode's load: collected in a later idle pass)
         except Exception as exc:  # the one top-level handler: journal, screen, restart

@@ -35,6 +35,7 @@ class MainMenu(ListScreen):
         self.top = draw.scroll_top(self.cursor, 0)
         self.battery = ""
         self.rest = -1  # ms the cursor has rested on History's row (-1: elsewhere, or asked)
+        self.moved = 0  # passes until the row's mode loads ahead (0: asked, or no need: tick)
 
     def on_show(self, app):
         """Name the game in progress in the title bar, and the battery level if fitted."""
@@ -58,13 +59,14 @@ class MainMenu(ListScreen):
             self.ahead(app)
         return result
 
-    def ahead(self, app):
+    def ahead(self, app, now=False):
         """With no game in progress (the first run), OK on a mode's row opens its game at once:
         its rules and screens load in the loop's idle passes while the cursor rests there (a
         roomy heap: dicepod.ram_ahead.cursor), so that it opens without their import (Free
         roll's first game: 86.5 -> 39.5 ms on the emulated Pico). With a game in progress, another
         mode asks first, and its code loads while the question is read (dicepod.app). Once
-        the cursor rests on History's row, the journal's scan is made ahead (tick)."""
+        the cursor rests on History's row, the journal's scan is made ahead (tick). now: asked
+        in an idle pass (the app's first), so the load is asked at once, not in the next."""
         ahead = app.ahead
         if ahead:
             cursor = self.cursor
@@ -74,12 +76,26 @@ class MainMenu(ListScreen):
                 self.rest = -1
                 ahead.history(None)
             if app.session.mode is None:
-                mode = modes.MODES[cursor][0] if cursor < len(modes.MODES) else None
-                ahead.cursor(mode, None, (), 2)
+                self.moved = 1 if now else 2  # (asked in the next pass, not a press's: tick)
+                if now:
+                    self.tick(app, 0)
 
     def tick(self, app, dt_ms):
         """The cursor rested _REST_MS on History's row: its scan of the journal is made ahead,
         in the idle passes (dicepod.ram_ahead.history), so that History opens at once."""
+        moved = self.moved
+        if moved:
+            # The load ahead of the row's mode is asked in the pass after the move, not in
+            # the move's: asking gives up the load of the row before (~4 ms on the emulated
+            # Pico, its modules found and dropped), which delayed every DOWN's frame. (Only
+            # while this menu is on top: a game opened meanwhile is never asked about.)
+            moved -= 1
+            self.moved = moved
+            ahead = app.ahead
+            if not moved and ahead and app.session.mode is None:
+                cursor = self.cursor
+                mode = modes.MODES[cursor][0] if cursor < len(modes.MODES) else None
+                ahead.cursor(mode, None, (), 2)
         rest = self.rest
         if rest >= 0:
             rest += dt_ms
