@@ -19,9 +19,9 @@ MODULES = sorted(p.stem for p in PORTABLE.glob("test_*.py"))
 # a heap to match. At PICO_HEAP its sessions ran out of whole blocks for a mode's rules (the
 # emulated Pico plays the policy at the real heap: tests/test_pico_sessions.py). test_app_history
 # plays a Free roll session, two Battle Games and the history's pages in one app: at 190k it
-# ran out of whole blocks (a 512-byte page line, ~83 KB free) once the display's spans were
-# found in native code (its x64 code in the heap here), which the emulated Pico's gate holds
-# at the same 114 KB.
+# ran out of whole blocks (a 512-byte page line, ~83 KB free) with 3779190's changes (native
+# spans, dice by their pips, ram.loaded inline: reverting any one of them passed again, so the
+# layout, not one piece, decides it); the emulated Pico's gate holds the same 114 KB.
 HEAPS = {"test_app_ahead": "256k", "test_app_history": "192k"}
 
 

@@ -81,8 +81,8 @@ class MainMenu(ListScreen):
                     self.tick(app, 0)
 
     def tick(self, app, dt_ms):
-        """The cursor rested _REST_MS on History's row: its scan of the journal is made ahead,
-        in the idle passes (dicepod.ram_ahead.history), so that History opens at once."""
+        """The pass after a move: the row's mode loads ahead (ahead). The cursor rested
+        _REST_MS on History's row: its journal scan is made ahead (ram_ahead.history)."""
         moved = self.moved
         if moved:
             # The load ahead of the row's mode is asked in the pass after the move, not in
