@@ -341,6 +341,19 @@ def test_native_6x8_text_is_font6s_pixels():
     assert taken[-1] is False and d.buffer == plain
 
 
+def test_fill_clears_and_lights_every_byte():
+    # The display's fill() copies its first byte over the rest (memmove), not a pixel at a time
+    for kind in CONTROLLERS:
+        d, _i2c, oled = _make(kind)
+        d.fill_rect(5, 9, 40, 30, 1)
+        d.show()
+        for c in (1, 0, 1, 0):
+            d.fill(c)
+            assert d.buffer == bytearray([255 * c] * 1024), (kind, c)
+            d.show()
+            _check(d, oled, "%s fill(%d)" % (kind, c))
+
+
 def test_dots_invert_every_other_pixel_as_pixel_calls_do():
     # The dotted line of Free roll's charts (dicepod.ui.free._line): the driver's dots() in
     # the frame's bytes must equal the pixel-by-pixel inversion on any frame, clipped at
