@@ -62,7 +62,10 @@ from dicepod import journal as journal_module
 # made on a Pico, ~1 KB): lowest free 20,656 B, and 113 KB fails in Rise of the Orks as before.
 # Interning every name the code holds at boot, so that a mode's code would leave whole holes,
 # was tried: the session then needed more than 114 KB (docs/ARCHITECTURE.md, "RAM").
-HEAP = 114 * 1024
+# The big text in native code (dicepod.drivers.glyphs.big, ~1 KB more from boot) made 114 KB
+# fail in Rise of the Orks (its import found no hole for its setting specs' 2,447 bytes in one
+# constant); with the specs in five parts (dicepod.rules.specs) 113 KB runs.
+HEAP = 113 * 1024
 
 
 def _play(pico, rec, mode):

@@ -341,6 +341,53 @@ def test_native_6x8_text_is_font6s_pixels():
     assert taken[-1] is False and d.buffer == plain
 
 
+def test_native_big_text_is_draw_bigs_pixels():
+    """The display's big() (native code, dicepod.drivers.glyphs.big), which draw.big draws
+    through on the display, sets and clears the very pixels draw.big's rectangles do: every
+    scale the screens use, both inks, over a patterned background, clipped at every edge; over
+    16 characters it leaves the text to Python."""
+    if framebuf is None:
+        skip("no framebuf: host/framebuf.py is not importable")
+    from dicepod.drivers import display
+    from dicepod.ui import draw
+
+    if display._big is None:
+        skip("no native code on this interpreter (CPython): the MicroPython run checks it")
+    d, _i2c, _oled = _make("ssd1306")
+    native = d.big
+    taken = []
+
+    def spy(s, at):
+        done = native(s, at)
+        taken.append(done)
+        return done
+
+    d.big = spy
+    plain = bytearray(1024)
+    ref = framebuf.FrameBuffer(plain, 128, 64, framebuf.MONO_VLSB)  # no big(): rectangles
+    chars = "".join(chr(c) for c in range(32, 127))
+    rng = Seeded(5)
+    cases = [("BREACH", 0, 11, 2, 1), ("A3", 100, 12, 3, 1), ("7", 8, 14, 4, 1)]
+    cases += [("BUST!", 24, 29, 2, 0), ("BLUE AGAIN", -16, 2, 2, 0), ("edge", 120, 58, 3, 1)]
+    cases += [("up", -5, -7, 2, 1), ("gone", 0, 70, 2, 1), ("%d" % 42, 127, 63, 7, 1)]
+    for _ in range(30):
+        text = "".join(chars[rng.randbelow(95)] for _ in range(1 + rng.randbelow(16)))
+        x, y = rng.randbelow(150) - 20, rng.randbelow(80) - 12
+        cases.append((text, x, y, 1 + rng.randbelow(4), rng.randbelow(2)))
+    for text, x, y, scale, ink in cases:
+        for canvas in (d, ref):
+            canvas.fill(0)
+            canvas.fill_rect(0, 20, 128, 20, 1)  # lit band: dark ink shows there
+            canvas.rect(3, 2, 50, 50, 1)
+            draw.big(canvas, text, x, y, scale, ink)
+        assert d.buffer == plain, (text, x, y, scale, ink)
+    assert taken == [True] * len(cases)
+    for canvas in (d, ref):
+        canvas.fill(0)
+        draw.big(canvas, "seventeen letters", -40, 0, 2, 1)  # over 16: drawn in Python
+    assert taken[-1] is False and d.buffer == plain
+
+
 def test_fill_clears_and_lights_every_byte():
     # The display's fill() copies its first byte over the rest (memmove), not a pixel at a time
     for kind in CONTROLLERS:

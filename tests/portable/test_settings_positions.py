@@ -125,3 +125,33 @@ def test_keys_as_bytes_set_what_their_strings_set():
         assert by_str.slots == by_bytes.slots
         for bad in (b"", b"orks. x", b"no.such", 7):
             assert specs.index(bad) == -1
+
+
+def test_specs_in_parts_read_as_one_text():
+    # Rise of the Orks's specs come in parts (each bytes constant a block of its own): they
+    # read exactly as the same lines in one text, across every part boundary, either way.
+    from dicepod.rules.specs import Specs
+
+    lines = [
+        b"k%d %s %d %d Label %d\n" % (i, b"-" if i % 3 else b"%d" % i, i, i + 9, i)
+        for i in range(9)
+    ]
+    whole = Specs(b"".join(lines))
+    parted = Specs(b"".join(lines[:1]), b"".join(lines[1:5]), b"".join(lines[5:]))
+    assert len(parted) == len(whole) == 9
+    assert list(parted) == list(whole) and list(parted.keys()) == list(whole.keys())
+    assert parted.defaults() == whole.defaults()
+    assert [parted[i] for i in range(-9, 9)] == [whole[i] for i in range(-9, 9)]
+    for bad in (9, -10):
+        try:
+            parted[bad]
+        except IndexError:
+            pass
+        else:
+            raise AssertionError("parted[%d] did not raise" % bad)
+    order = list(range(9)) + list(range(8, -1, -1)) + [4, 5, 0, 8, 4, 4]
+    for specs in (whole, parted, whole, parted):  # (each from where its last search left it)
+        for i in order:
+            key = "k%d" % i
+            assert specs.index(key) == i and specs.limits(key) == (i, i, i + 9), key
+        assert specs.index("k9") == -1 and specs.limits("k") is None

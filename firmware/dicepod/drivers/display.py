@@ -21,14 +21,12 @@ copying a byte at a time took ~1.3 ms of a full page's ~4 ms on the emulated Pic
 views made once held 2.8 KB of heap for ever. (writevto() of a control byte plus the span
 allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) On a Pico
 each page's changed spans are found in native code (dicepod.drivers.glyphs.spans: every column
-compared, spans at most 16 unchanged columns apart merged: a span's Python costs too).
-Elsewhere (CPython, the simulator's WebAssembly build: no native code) the comparison goes a
-chunk of 32 columns at a time in C (memoryview ==, through 2 x 32 views made once: ~1 KB of
-heap, not made on a Pico); in a changed chunk a plain loop looks from each end for its first
-and last changed columns only (a span does not split inside a chunk). The loop over all 1,024
-bytes took 15 ms of a 1-die roll's 54 ms on the emulated Pico (the 1,000-roll test of
-tests/test_pico_journal.py); the native spans took a 6-dice Free roll's show() from ~5.5 to
-~4.4 ms besides the bus (the rest: sending the spans).
+compared, spans at most 16 unchanged columns apart merged: a span's Python costs too); the
+native spans took a 6-dice Free roll's show() from ~5.5 to ~4.4 ms besides the bus (the rest:
+sending the spans). Elsewhere (CPython, the simulator's WebAssembly build: no native code) a
+page equal to its copy is passed over in C (memoryview ==) and a changed one's columns are
+looked at in Python (_spans, the same spans: the same bytes on the bus as a Pico's); its code
+alone is held in a Pico's RAM (the 32-column chunk comparison it replaced held ~400 bytes).
 A page's copy is updated in C once its spans were written. Bus errors (OSError from the I2C)
 propagate before that, so the next show() sends the page again.
 """
@@ -37,11 +35,38 @@ import framebuf
 from micropython import const
 
 try:  # native code: not on a port without a native emitter (nor on CPython)
+    from dicepod.drivers.glyphs import big as _big
     from dicepod.drivers.glyphs import dots as _dots
     from dicepod.drivers.glyphs import spans as _spans
     from dicepod.drivers.glyphs import text6 as _text6
 except Exception:
-    _text6 = _spans = _dots = None
+    _text6 = _dots = _big = None
+
+    def _spans(now, was, page, out):
+        """dicepod.drivers.glyphs.spans in Python (its docstring): the same spans, merged
+        across the same gaps (16 unchanged columns at most)."""
+        base = page * 128
+        if memoryview(now)[base : base + 128] == memoryview(was)[base : base + 128]:
+            return 0  # (compared in C)
+        n = 0
+        start = -1
+        end = 0
+        for col in range(128):
+            if now[base + col] != was[base + col]:
+                if start < 0:
+                    start = col
+                elif col - end > 16:
+                    out[n] = start
+                    out[n + 1] = end
+                    n += 2
+                    start = col
+                end = col + 1
+        if start >= 0:
+            out[n] = start
+            out[n + 1] = end
+            n += 2
+        return n >> 1
+
 
 _WIDTH = const(128)
 _HEIGHT = const(64)
@@ -80,12 +105,6 @@ _SSD1306_CHARGE_PUMP = const(0x8D)  # + 1 byte: 0x14 = on (internal VCC), 0x10 =
 _SH1106_DC_DC = const(0xAD)  # + 1 byte: 0x8B = DC-DC converter on, 0x8A = off
 _SH1106_PUMP_8V0 = const(0x32)  # charge pump output 8.0 V (0x30..0x33 = 6.4..9.0 V)
 
-# A span costs this much framing besides its data: 1 control byte + 3 command bytes + 1 data
-# control byte + 2 I2C address bytes. Two changed spans closer than this are sent as one.
-_SPAN_OVERHEAD = const(7)
-# Columns compared at once in C by show() (a page holds 128 / _CHUNK of them).
-_CHUNK = const(32)
-
 
 class _OLED(framebuf.FrameBuffer):
     """The shared part: frame buffer, last-sent copy, dirty-span flush, power and contrast."""
@@ -105,16 +124,14 @@ class _OLED(framebuf.FrameBuffer):
         self._sent = bytearray(_FRAME_BYTES)  # what the display RAM holds (after _synced)
         self._synced = False  # False until a full frame went out: RAM content unknown
         now = memoryview(self.buffer)
-        if _spans is None:  # the comparison a chunk at a time (no native code)
-            was = memoryview(self._sent)
-            self._now = [now[i : i + _CHUNK] for i in range(0, _FRAME_BYTES, _CHUNK)]
-            self._was = [was[i : i + _CHUNK] for i in range(0, _FRAME_BYTES, _CHUNK)]
-        else:
-            self._found = bytearray(32)  # a page's changed spans, found in native code
+        self._found = bytearray(32)  # a page's changed spans (_spans)
         self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
         self._line[0] = _CONTROL_DATA
         self._line_view = memoryview(self._line)
         self._line_data = self._line_view[1:]
+        # big()'s text at 1x, drawn into the span line's columns (never in use while a screen
+        # draws: show() fills it afterwards)
+        self._strip = framebuf.FrameBuffer(self._line_data, _WIDTH, 8, framebuf.MONO_VLSB)
         self._frame_view = now
         self._pages = [now[i : i + _WIDTH] for i in range(0, _FRAME_BYTES, _WIDTH)]
         self._command = bytearray(2)  # control byte + one command
@@ -137,6 +154,20 @@ class _OLED(framebuf.FrameBuffer):
         call's frame needs the heap); False when it cannot (no native code here, a character
         past "~"): the caller draws it in Python."""
         return _text6 is not None and _text6(self.buffer, s, table, at) == 0
+
+    def big(self, s, at):
+        """Draw s in the 8×8 font scaled up in native code (dicepod.drivers.glyphs.big) at at =
+        (x + 512) | (y + 512) << 10 | ink << 20 | scale << 21 (packed by the caller,
+        dicepod.ui.draw.big); False when it cannot (no native code here, over 16
+        characters): the caller draws it in Python."""
+        n = len(s)
+        if _big is None or n > 16:
+            return False
+        strip = self._strip
+        strip.fill_rect(0, 0, n * 8, 8, 0)
+        strip.text(s, 0, 0, 1)
+        _big(self.buffer, self._line_data, at | n << 24)
+        return True
 
     def fill(self, c):
         """Clear (c 0) or light the whole frame: its first byte, then what is done copied over
@@ -231,52 +262,16 @@ class _OLED(framebuf.FrameBuffer):
             self._synced = True
             return _PAGES
         spans = 0
-        if _spans is not None:  # a page's changed spans found in native code
-            out = self._found
-            sent = self._sent
-            for page in range(_PAGES):
-                n = _spans(self.buffer, sent, page, out)
-                if n:
-                    for k in range(0, 2 * n, 2):
-                        self._send(page, out[k], out[k + 1])
-                    spans += n
-                    base = page * _WIDTH
-                    sent[base : base + _WIDTH] = self._pages[page]  # the page as sent, in C
-            return spans
-        now = self._now
-        was = self._was
+        out = self._found
+        sent = self._sent
         for page in range(_PAGES):
-            chunk = page * _WIDTH // _CHUNK
-            start = -1  # first changed column of the open span, -1 = none open
-            end = 0  # one past its last changed column
-            for first in range(0, _WIDTH, _CHUNK):
-                new = now[chunk]
-                old = was[chunk]
-                chunk += 1
-                if new == old:  # no change in these columns (compared in C)
-                    continue
-                # the chunk's first and last changed columns (a redrawn die changes most
-                # of them: a look at each end, not a loop over every column)
-                i = 0
-                while new[i] == old[i]:
-                    i += 1
-                j = _CHUNK - 1
-                while new[j] == old[j]:
-                    j -= 1
-                x = first + i
-                if start < 0:
-                    start = x
-                elif x - end > _SPAN_OVERHEAD:
-                    self._send(page, start, end)
-                    spans += 1
-                    start = x
-                end = first + j + 1
-            if start >= 0:
-                self._send(page, start, end)
-                spans += 1
-                # the page's columns went out: its copy, a chunk at a time in C
-                for c in range(page * _WIDTH // _CHUNK, chunk):
-                    was[c][:] = now[c]
+            n = _spans(self.buffer, sent, page, out)
+            if n:
+                for k in range(0, 2 * n, 2):
+                    self._send(page, out[k], out[k + 1])
+                spans += n
+                base = page * _WIDTH
+                sent[base : base + _WIDTH] = self._pages[page]  # the page as sent, in C
         return spans
 
     def _send(self, page, start, end):

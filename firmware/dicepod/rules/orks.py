@@ -153,7 +153,9 @@ VALUE_NAMES = (("orks.real_draws", ("No", "Yes")),)
 # Everything here is None (ask the player, from the datasheets, tokens and difficulty cards)
 # except what the rulebook gives: Angelus's Command, the Novice horde and wave. Ranges: the
 # box holds at most BOX[kind] tokens of a kind. One spec a line: key default low high label
-# (see dicepod.rules.specs; `-` = no default). The order is what the indexes above use.
+# (see dicepod.rules.specs; `-` = no default). The order is what the indexes above use. In
+# parts: each bytes constant is loaded into a block of its own, and the whole text was the
+# largest block the import asked for (dicepod.rules.specs).
 SETTINGS = Specs(
     b"""\
 orks.command_magmus - 1 20 Magmus Command
@@ -170,6 +172,8 @@ orks.tough_bigmek - 1 6 Big Mek Toughness
 orks.tough_painboy - 1 6 Painboy Toughness
 orks.tough_weirdboy - 1 6 Weirdboy Toughness
 orks.tough_warboss - 1 6 Warboss Toughness
+""",
+    b"""\
 orks.damage_boy - 0 5 Boy damage
 orks.damage_nob - 0 5 Nob damage
 orks.damage_meganob - 0 5 Meganob damage
@@ -180,6 +184,8 @@ orks.damage_bigmek - 0 5 Big Mek damage
 orks.damage_painboy - 0 5 Painboy damage
 orks.damage_weirdboy - 0 5 Weirdboy damage
 orks.damage_warboss - 0 5 Warboss damage
+""",
+    b"""\
 orks.warrior_boy - 0 20 Warrior Boyz
 orks.warrior_nob - 0 5 Warrior Nobz
 orks.warrior_meganob - 0 5 Warrior Meganobz
@@ -191,6 +197,8 @@ orks.warrior_painboy - 0 1 Warrior Painboyz
 orks.warrior_weirdboy - 0 1 Warrior Weirdboyz
 orks.warrior_warboss - 0 1 Warrior Warbosses
 orks.warrior_wave - 1 20 Warrior Orks/wave
+""",
+    b"""\
 orks.veteran_boy - 0 20 Veteran Boyz
 orks.veteran_nob - 0 5 Veteran Nobz
 orks.veteran_meganob - 0 5 Veteran Meganobz
@@ -202,6 +210,8 @@ orks.veteran_painboy - 0 1 Veteran Painboyz
 orks.veteran_weirdboy - 0 1 Veteran Weirdboyz
 orks.veteran_warboss - 0 1 Veteran Warbosses
 orks.veteran_wave - 1 20 Veteran Orks/wave
+""",
+    b"""\
 orks.commander_boy - 0 20 Commander Boyz
 orks.commander_nob - 0 5 Commander Nobz
 orks.commander_meganob - 0 5 Commander Meganobz
@@ -214,7 +224,7 @@ orks.commander_weirdboy - 0 1 Commander Weirdboyz
 orks.commander_warboss - 0 1 Commander Warbosses
 orks.commander_wave - 1 20 Commander Orks/wave
 orks.real_draws 0 0 1 Players draw real tokens
-"""
+""",
 )
 
 

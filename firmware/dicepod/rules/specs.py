@@ -16,58 +16,61 @@ class Specs:
     index, len), each spec decoded when asked for; keys() and limits() decode less (each
     string made costs MicroPython a search of the names interned so far). Why: on the unix
     port a tuple of 58 specs of strings holds ~15 KB of heap, the same specs as one text
-    ~2.7 KB. The text is kept as bytes (a str is encoded once): MicroPython finds and slices
-    a str by character, walking it from its start each time, so decoding Rise of the Orks's
-    57 specs from a 2,446-character str took ~250 ms of a new game on the emulated Pico
-    (str_index_to_ptr, utf8_ptr_to_index: tools/profile_pico.py); bytes index directly."""
+    ~2.7 KB. The text is bytes, not a str: MicroPython finds and slices a str by character,
+    walking it from its start each time, so decoding Rise of the Orks's 57 specs from a
+    2,446-character str took ~250 ms of a new game on the emulated Pico (str_index_to_ptr,
+    utf8_ptr_to_index: tools/profile_pico.py); bytes index directly.
+    The text may come in parts (Specs(part, part, ...), each of whole lines): a module's
+    bytes constant is loaded into one block of the heap, and Rise of the Orks's 2,447 were
+    the largest block its import asked for, the one a fragmented heap had no hole for."""
 
-    # [text, offset, index] of the line of the last key found (a cache shared by every Specs,
-    # not state; a name MicroPython has interned already): a fold and a new game set the keys
-    # in spec order, so each is found on the line after it without a search of the text
-    # (Rise of the Orks's 57 a new game: tools/bench_pico.py).
-    next = [b"", 0, 0]
+    # [parts, part, offset, index] of the line of the last key found (parts: the Specs's own,
+    # whose hint it is; a cache shared by every Specs, not state; a name MicroPython has
+    # interned already): a fold and a new game set the keys in spec order, so each is found
+    # on the line after it without a search of the text (Rise of the Orks's 57 a new game:
+    # tools/bench_pico.py).
+    next = [(), 0, 0, 0]
 
-    def __init__(self, text):
-        text = self.text = text.encode() if isinstance(text, str) else text
+    def __init__(self, *parts):
+        self.parts = parts
         # every spec's default, decoded here (that field alone: four finds a line) and kept,
         # so that the imports' load (ahead, on a roomy heap: dicepod.ram_ahead) does it, not
         # the new game's press, which wanted them twice (~460 method calls for Rise of the
         # Orks's 58 specs)
         out = self._defaults = []
-        start = 0
-        while start < len(text):
-            at = text.find(b" ", start) + 1
-            end = text.find(b" ", at)
-            out.append(None if text.startswith(b"-", at) else int(text[at:end]))
-            start = text.find(b"\n", end) + 1
+        for text in parts:
+            start = 0
+            while start < len(text):
+                at = text.find(b" ", start) + 1
+                end = text.find(b" ", at)
+                out.append(None if text.startswith(b"-", at) else int(text[at:end]))
+                start = text.find(b"\n", end) + 1
 
     def __len__(self):
-        return self.text.count(b"\n")
+        return len(self._defaults)
 
     def __iter__(self):
-        text = self.text
-        start = 0
-        end = text.find(b"\n")
-        while end >= 0:
-            yield _spec(text[start:end])
-            start = end + 1
-            end = text.find(b"\n", start)
+        for text in self.parts:
+            start = 0
+            end = text.find(b"\n")
+            while end >= 0:
+                yield _spec(text[start:end])
+                start = end + 1
+                end = text.find(b"\n", start)
 
     def __getitem__(self, index):
-        text = self.text
         if index < 0:
             index += len(self)
-        if index < 0:
+        if not 0 <= index < len(self):
             raise IndexError("spec index")
-        start = 0
-        for _ in range(index):
-            start = text.find(b"\n", start) + 1
-            if not 0 < start < len(text):
-                raise IndexError("spec index")
-        end = text.find(b"\n", start)
-        if end < 0:
-            raise IndexError("spec index")
-        return _spec(text[start:end])
+        for text in self.parts:
+            lines = text.count(b"\n")
+            if index < lines:
+                start = 0
+                for _ in range(index):
+                    start = text.find(b"\n", start) + 1
+                return _spec(text[start : text.find(b"\n", start)])
+            index -= lines
 
     def defaults(self):
         """Return a new list of every spec's default (None for `-`): a Game's Settings start
@@ -79,11 +82,11 @@ class Specs:
         bytes costs MicroPython a search of the names interned so far, ~0.19 ms each on the
         emulated Pico, 57 before Rise of the Orks's first frame; limits() and index() take
         a key as bytes too)."""
-        text = self.text
-        start = 0
-        while start < len(text):
-            yield text[start : text.find(b" ", start)]
-            start = text.find(b"\n", start) + 1
+        for text in self.parts:
+            start = 0
+            while start < len(text):
+                yield text[start : text.find(b" ", start)]
+                start = text.find(b"\n", start) + 1
 
     def limits(self, key):
         """Return (index, low, high) of key's spec, or None (unknown key), decoding those
@@ -91,47 +94,63 @@ class Specs:
         at = self._line(key)
         if at < 0:
             return None
-        text = self.text
+        text = self.parts[self.next[1]]
         at = text.find(b" ", text.find(b" ", at) + 1) + 1  # past key and default
         mid = text.find(b" ", at)
         low, high = int(text[at:mid]), int(text[mid + 1 : text.find(b" ", mid + 1)])
-        return self.next[2], low, high
+        return self.next[3], low, high
 
     def index(self, key):
         """Return the position of key's spec, or -1 (no string is built)."""
-        return self.next[2] if self._line(key) >= 0 else -1
+        return self.next[3] if self._line(key) >= 0 else -1
 
     def _line(self, key):
-        """Return the offset of key's line in the text, or -1; self.next then holds it and
-        its index. Looked for first where the last key was found (a key's index, then its
-        limits), then on the line after it (the keys in spec order), then everywhere."""
+        """Return the offset of key's line in its part of the text, or -1; self.next then
+        holds the parts, that part's position, the offset and the spec's index. Looked for
+        first where the last key was found (a key's index, then its limits), then on the line
+        after it (the keys in spec order), then everywhere."""
         if isinstance(key, str):
             key = key.encode()
         if not isinstance(key, bytes) or not key or b" " in key or b"\n" in key:
             return -1
-        text = self.text
+        parts = self.parts
         hint = self.next
-        at = hint[1]
-        index = hint[2]
-        if hint[0] is not text:
-            at = -1
-        elif not (text.startswith(key, at) and text.startswith(b" ", at + len(key))):
-            at = text.find(b"\n", at) + 1
-            index += 1
-            if not (at and text.startswith(key, at) and text.startswith(b" ", at + len(key))):
-                at = -1
+        at = -1
+        if hint[0] is parts:
+            part = hint[1]
+            at = hint[2]
+            index = hint[3]
+            text = parts[part]
+            if not (text.startswith(key, at) and text.startswith(b" ", at + len(key))):
+                at = text.find(b"\n", at) + 1
+                index += 1
+                if at == len(text):  # past the part's last line: the next part's first line
+                    part += 1
+                    at = 0
+                    if part == len(parts):
+                        part = index = 0  # (past the last: the first)
+                    text = parts[part]
+                if not (text.startswith(key, at) and text.startswith(b" ", at + len(key))):
+                    at = -1
         if at < 0:
-            at = text.find(key)
-            while at >= 0:
-                if (at == 0 or text.startswith(b"\n", at - 1)) and text.startswith(
-                    b" ", at + len(key)
-                ):
+            index = part = 0
+            for text in parts:
+                at = text.find(key)
+                while at >= 0:
+                    if (at == 0 or text.startswith(b"\n", at - 1)) and text.startswith(
+                        b" ", at + len(key)
+                    ):
+                        break
+                    at = text.find(key, at + 1)
+                if at >= 0:
+                    index += text.count(b"\n", 0, at)
                     break
-                at = text.find(key, at + 1)
+                index += text.count(b"\n")
+                part += 1
             if at < 0:
                 return -1
-            index = text.count(b"\n", 0, at)
-        hint[0] = text
-        hint[1] = at
-        hint[2] = index
+        hint[0] = parts
+        hint[1] = part
+        hint[2] = at
+        hint[3] = index
         return at
