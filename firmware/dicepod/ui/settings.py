@@ -26,8 +26,14 @@ class SettingsMenu(ListScreen):
             items.append(title)
         items.append("Device")
         super().__init__("Settings", items)
+        self.moved = 0  # passes until the row's rules load ahead (0: asked: tick)
 
     def on_show(self, app):
+        """Drawn, the rules of the mode on the cursor's row loading ahead."""
+        self.ahead(app)
+        self.dirty = True
+
+    def ahead(self, app):
         """The rules of the mode on the cursor's row load in the loop's idle passes (a roomy
         heap: dicepod.ram_ahead.cursor), so that its settings open without their import."""
         ahead = app.ahead
@@ -35,14 +41,25 @@ class SettingsMenu(ListScreen):
             cursor = self.cursor
             mode = modes.MODES[cursor][0] if cursor < len(modes.MODES) else None
             ahead.cursor(mode, app.session.mode, app.session.kept)
-        self.dirty = True
 
     def on_button(self, app, button):
-        """Move (the row's rules loading ahead: on_show), choose or leave."""
+        """Move (the row's rules loading ahead: tick), choose or leave."""
         result = super().on_button(app, button)
         if button == UP or button == DOWN:
-            self.on_show(app)
+            self.moved = 2  # (asked in the pass after the press's: tick)
         return result
+
+    def tick(self, app, dt_ms):
+        """The pass after a move: the row's rules load ahead (ahead). Not in the move's:
+        asking gives up the load of the row before (its modules found and dropped, ~4 ms on
+        the emulated Pico), which delayed the move's frame (as the main menu's,
+        dicepod.ui.menu)."""
+        moved = self.moved
+        if moved:
+            self.moved = moved - 1
+            if moved == 1:
+                self.ahead(app)
+        return None
 
     def choose(self, app, index):
         """Open that group's settings."""
