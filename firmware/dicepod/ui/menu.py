@@ -125,10 +125,15 @@ class MainMenu(ListScreen):
                 "End the %s game and start %s?" % (app.session.mode, title),
                 NewGame(mode),
             )
+        import sys  # (here: no name more in the module's globals)
+
         history = self.items[index] == _HISTORY
         ahead = app.ahead
-        if not (history and ahead and ahead.scanned(app.session.journal)):
-            app.busy()  # History reads the journal (unless scanned ahead); its code may load
+        if history:
+            if not (ahead and ahead.scanned(app.session.journal)):
+                app.busy()  # History reads the journal (unless scanned ahead); its code may load
+        elif "dicepod.ui.settings" not in sys.modules:
+            app.busy()  # the Settings list's code loads (unless loaded ahead: ram_ahead)
         if history:
             from dicepod.ui.history import History
 
