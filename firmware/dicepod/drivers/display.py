@@ -275,23 +275,26 @@ class _OLED(framebuf.FrameBuffer):
         return spans
 
     def _send(self, page, start, end):
-        """Write columns start..end-1 of page (show() then copies the page as sent)."""
-        column = start + self.RAM_COLUMN_OFFSET
-        address = self._address
-        address[1] = _PAGE_ADDRESS | page
-        address[2] = _COLUMN_LOW | (column & 0x0F)
-        address[3] = _COLUMN_HIGH | (column >> 4)
-        self.i2c.writeto(self.addr, address)
-        base = page * _WIDTH + start
-        count = end - start
-        if count == _WIDTH:  # a whole page (a new screen): through views made once
-            self._line_data[:] = self._pages[page]  # copied in C
-            self.i2c.writeto(self.addr, self._line)
+        """Write columns start..end-1 of page (show() then copies the page as sent). (A
+        shallow frame, its arguments reused as locals: at most 11 words keep a call's frame
+        off the heap, tools/mpy_frames.py, and a frame show() sends gets one a span.)"""
+        buf = self._address
+        buf[1] = _PAGE_ADDRESS | page
+        end -= start  # the span's columns
+        page = page * _WIDTH + start  # its first byte in the frame
+        start += self.RAM_COLUMN_OFFSET
+        buf[2] = _COLUMN_LOW | (start & 0x0F)
+        buf[3] = _COLUMN_HIGH | (start >> 4)
+        self.i2c.writeto(self.addr, buf)
+        if end == _WIDTH:  # a whole page (a new screen): through views made once
+            self._line_data[:] = self._pages[page >> 7]  # copied in C
+            buf = self._line
         else:
-            line = self._line_view
-            line[1 : count + 1] = self._frame_view[base : base + count]  # copied in C
-            self.i2c.writeto(self.addr, line[: count + 1])
-        self.bytes_sent += 4 + 1 + count
+            buf = self._line_view
+            buf[1 : end + 1] = self._frame_view[page : page + end]  # copied in C
+            buf = buf[: end + 1]
+        self.i2c.writeto(self.addr, buf)
+        self.bytes_sent += 5 + end
         self.writes += 2
 
 
