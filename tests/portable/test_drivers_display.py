@@ -296,6 +296,31 @@ def test_decoder_fast_path_equals_pixel_by_pixel():
             assert oled.image() == oled._image_general(bytearray(1024)), (kind, inverted)
 
 
+def _spied(name):
+    """A display whose native-code method name records what each call returned (taken: True
+    drawn, False left to Python), and a plain frame buffer (its bytes: plain) drawn on beside
+    it, which has no such method: the Python drawing to compare with."""
+    d, _i2c, _oled = _make("ssd1306")
+    native = getattr(d, name)
+    taken = []
+
+    def spy(*args):
+        done = native(*args)
+        taken.append(done)
+        return done
+
+    setattr(d, name, spy)
+    plain = bytearray(1024)
+    return d, framebuf.FrameBuffer(plain, 128, 64, framebuf.MONO_VLSB), plain, taken
+
+
+def _background(canvas):
+    """A cleared frame with a lit band (dark ink shows there) and a frame line."""
+    canvas.fill(0)
+    canvas.fill_rect(0, 20, 128, 20, 1)
+    canvas.rect(3, 2, 50, 50, 1)
+
+
 def test_native_6x8_text_is_font6s_pixels():
     """The display's text6 (native code, dicepod.drivers.glyphs), which font6.text draws
     through on the display, sets and clears the very pixels font6.text's own blits do: every
@@ -308,18 +333,7 @@ def test_native_6x8_text_is_font6s_pixels():
 
     if display._text6 is None:
         skip("no native code on this interpreter (CPython): the MicroPython run checks it")
-    d, _i2c, _oled = _make("ssd1306")
-    native = d.text6
-    taken = []
-
-    def spy(s, at, table):
-        done = native(s, at, table)
-        taken.append(done)
-        return done
-
-    d.text6 = spy
-    plain = bytearray(1024)
-    ref = framebuf.FrameBuffer(plain, 128, 64, framebuf.MONO_VLSB)  # no text6: Python blits
+    d, ref, plain, taken = _spied("text6")  # ref: no text6, Python blits
     chars = "".join(chr(c) for c in range(32, 127))
     rng = Seeded(11)
     cases = [(chars[i : i + 20], 1 + (i % 7), (i * 5) % 60, i % 2) for i in range(0, 95, 19)]
@@ -329,9 +343,7 @@ def test_native_6x8_text_is_font6s_pixels():
         cases.append((text, rng.randbelow(150) - 12, rng.randbelow(80) - 10, rng.randbelow(2)))
     for text, x, y, ink in cases:
         for canvas in (d, ref):
-            canvas.fill(0)
-            canvas.fill_rect(0, 20, 128, 20, 1)  # lit band: dark ink shows there
-            canvas.rect(3, 2, 50, 50, 1)
+            _background(canvas)
             font6.text(canvas, text, x, y, ink)
         assert d.buffer == plain, (text, x, y, ink)
     assert taken == [True] * len(cases)
@@ -353,18 +365,7 @@ def test_native_big_text_is_draw_bigs_pixels():
 
     if display._big is None:
         skip("no native code on this interpreter (CPython): the MicroPython run checks it")
-    d, _i2c, _oled = _make("ssd1306")
-    native = d.big
-    taken = []
-
-    def spy(s, at):
-        done = native(s, at)
-        taken.append(done)
-        return done
-
-    d.big = spy
-    plain = bytearray(1024)
-    ref = framebuf.FrameBuffer(plain, 128, 64, framebuf.MONO_VLSB)  # no big(): rectangles
+    d, ref, plain, taken = _spied("big")  # ref: no big(), rectangles
     chars = "".join(chr(c) for c in range(32, 127))
     rng = Seeded(5)
     cases = [("BREACH", 0, 11, 2, 1), ("A3", 100, 12, 3, 1), ("7", 8, 14, 4, 1)]
@@ -376,9 +377,7 @@ def test_native_big_text_is_draw_bigs_pixels():
         cases.append((text, x, y, 1 + rng.randbelow(4), rng.randbelow(2)))
     for text, x, y, scale, ink in cases:
         for canvas in (d, ref):
-            canvas.fill(0)
-            canvas.fill_rect(0, 20, 128, 20, 1)  # lit band: dark ink shows there
-            canvas.rect(3, 2, 50, 50, 1)
+            _background(canvas)
             draw.big(canvas, text, x, y, scale, ink)
         assert d.buffer == plain, (text, x, y, scale, ink)
     assert taken == [True] * len(cases)

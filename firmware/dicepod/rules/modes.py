@@ -15,12 +15,16 @@ MODES = (
 )
 
 
+def rules_name(name):
+    """Return the name of a mode's rules module: dicepod.rules.<name>, but the Tests mode's is
+    dicepod.rules.tn (for the Target Number: a module named tests reads as a test file)."""
+    return "dicepod.rules." + ("tn" if name == "tests" else name)
+
+
 def module(name):
-    """Return the rules module for a mode name; raise ValueError for an unknown one. Each is
-    dicepod.rules.<name>, but the Tests mode's is dicepod.rules.tn (for the Target Number: a
-    module named tests reads as a test file)."""
+    """Return the rules module for a mode name (rules_name); raise ValueError for an unknown
+    one."""
     for mode, _title in MODES:
         if mode == name:
-            path = "tn" if mode == "tests" else mode
-            return __import__("dicepod.rules." + path, None, None, ("Game",))
+            return __import__(rules_name(mode), None, None, ("Game",))
     raise ValueError("unknown mode %s" % name)

@@ -125,16 +125,10 @@ class MainMenu(ListScreen):
                 "End the %s game and start %s?" % (app.session.mode, title),
                 NewGame(mode),
             )
-        import sys  # (here: no name more in the module's globals)
-
-        history = self.items[index] == _HISTORY
-        ahead = app.ahead
-        if history:
+        if self.items[index] == _HISTORY:
+            ahead = app.ahead
             if not (ahead and ahead.scanned(app.session.journal)):
                 app.busy()  # History reads the journal (unless scanned ahead); its code may load
-        elif "dicepod.ui.settings" not in sys.modules:
-            app.busy()  # the Settings list's code loads (unless loaded ahead: ram_ahead)
-        if history:
             from dicepod.ui.history import History
 
             # No game screen is open under the main menu: on a small heap, drop the game and
@@ -144,6 +138,10 @@ class MainMenu(ListScreen):
             if app.session.back is False:
                 app.session.release_game()
             return History(app)
+        import sys  # (here: no name more in the module's globals)
+
+        if "dicepod.ui.settings" not in sys.modules:
+            app.busy()  # the Settings list's code loads (unless loaded ahead: ram_ahead)
         from dicepod.ui.settings import SettingsMenu
 
         return SettingsMenu(app)

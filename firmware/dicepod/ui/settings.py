@@ -69,10 +69,7 @@ class SettingsMenu(ListScreen):
         import sys  # (here: no name more in the module's globals)
 
         mode = modes.MODES[index][0] if index < len(modes.MODES) else DEVICE
-        if mode == DEVICE:
-            name = "dicepod.device"
-        else:
-            name = "dicepod.rules." + ("tn" if mode == "tests" else mode)
+        name = "dicepod.device" if mode == DEVICE else modes.rules_name(mode)
         session = app.session
         if name not in sys.modules or mode == session.mode and session.game is None:
             app.busy()
