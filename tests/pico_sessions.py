@@ -173,6 +173,26 @@ def scratch(pico):
     return words[0], words[1], words[2]
 
 
+# Interned names (qstrs) live in pools that double: the firmware's RAM pools hold 20 + 40 + ...
+# + 640 = 1,260 names, and the 1,261st allocates a pool of 1,280 entries, one 7.7 KB block found
+# wherever the heap then has one (docs/ARCHITECTURE.md, "RAM").
+NAMES_IN_SIX_POOLS = 1260
+
+
+def interned(pico):
+    """(pools, names, text bytes, total bytes) of the names interned in RAM, from
+    micropython.qstr_info() at the REPL (the app stops: read the journal first)."""
+    import re
+
+    out = pico.exec_raw("import micropython\nmicropython.qstr_info()")
+    found = re.search(
+        r"n_pool=(\d+), n_qstr=(\d+), n_str_data_bytes=(\d+), n_total_bytes=(\d+)", out
+    )
+    if found is None:
+        raise AssertionError("no qstr_info() line in %r" % out)
+    return tuple(int(g) for g in found.groups())
+
+
 class Player:
     """Drives an emulated Pico running tests/pico_lockstep.py one tick at a time."""
 

@@ -21,9 +21,11 @@ import time
 import pytest
 from pico_sessions import (
     EVERY_MODE,
+    NAMES_IN_SIX_POOLS,
     QUICK,
     FingerBoard,
     Player,
+    interned,
     journal_of,
     lockstep_files,
     record,
@@ -103,10 +105,19 @@ def test_every_mode_in_one_session_at_the_pins_within_the_heap_gate():
             play_checked(player, rec, first, end, mode)
             lowest[mode] = scratch(pico)[1]
         journal, settings = journal_of(pico)
+        pools, names, text, total = interned(pico)
     assert journal == rec.journal and journal.count(b"\n") > 100
     assert settings == rec.settings
     print("heap left to the app %d; lowest free after each mode: %s" % (start, lowest))
+    print("names interned: %d in %d pools (%d bytes, %d of text)" % (names, pools, total, text))
     assert 0 < lowest["extras"] < HEAP
+    # The session's names fit the six pools: one more name than they hold asks for a 7.7 KB
+    # block at once, which this heap may not have (NAMES_IN_SIX_POOLS).
+    assert names <= NAMES_IN_SIX_POOLS and pools == 6, (
+        "every mode interned %d names in %d pools: past %d a 1,280-entry pool (7.7 KB) is "
+        "allocated; fewer names (docs/ARCHITECTURE.md, RAM) or a larger HEAP"
+        % (names, pools, NAMES_IN_SIX_POOLS)
+    )
 
 
 def _count(db):

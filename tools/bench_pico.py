@@ -13,7 +13,9 @@ dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts noth
   "Loading..." band, app.busy, that answers slow work at once); the median of the time the
   display's I2C writes of a press take, and of the rest (the code's part: at 400 kHz a whole
   new screen is ~21 ms of bus, so the bus bounds a session of screen changes); I2C bytes per
-  press; and gc.mem_free() after boot and its minimum in each mode, after every tick;
+  press; gc.mem_free() after boot and its minimum in each mode, after every tick; and the
+  names interned in RAM at the end (micropython.qstr_info(): never freed, in pools that
+  double);
 - per press on the firmware's own main loop and the real clock ("real"): from the pin's first
   edge to the last I2C byte of the frame that answers it. The session's presses are timed by
   the emulated clock, so a change in speed moves some of them onto other screens (auto-roll,
@@ -283,9 +285,15 @@ def bench_lockstep(rec, modes, listing=False):
                 )
         journal, _ = ps.journal_of(pico)
         same = same and journal == rec.journal[: rec.sizes[rec.marks[modes[-1]][1]]]
+        pools, names, text, total = ps.interned(pico)
         print(
             "  heap: gc.mem_free() at main.py start %d, after boot (App.start) %d"
             % (start, boot_free)
+        )
+        print(
+            "  names interned (qstrs, never freed): %d in %d pools, %d bytes (%d of text);"
+            " the six pools hold %d, the next is one 7.7 KB block"
+            % (names, pools, total, text, ps.NAMES_IN_SIX_POOLS)
         )
         print("  the same frames and journal as CPython's: %s" % same)
         return start
