@@ -120,7 +120,7 @@ def big(canvas, s, x, y, scale=2, c=1):
     of the Orks screen's big hex name was 9 % of its cursor move on the emulated Pico). On the
     Pico's display in native code (its big(), dicepod.drivers.glyphs: ~0.05 instead of ~0.6 ms
     a character), x, y, the ink and the scale packed in one int."""
-    if hasattr(canvas, "text6") and -512 <= x < 512 and -512 <= y < 512 and 0 < scale < 8:
+    if hasattr(canvas, "big") and -512 <= x < 512 and -512 <= y < 512 and 0 < scale < 8:
         if canvas.big(s, (x + 512) | ((y + 512) << 10) | (c & 1) << 20 | scale << 21):
             return
     fill = canvas.fill_rect  # (looked up once: the display's classes are walked for it)
