@@ -34,6 +34,10 @@ if measure:
     gc.collect()
     machine.mem32[_SCRATCH0 + 8] = gc.mem_free()  # before the app's first import
 
+# as firmware/main.py: a small heap's imports collected every 4 KB
+if gc.mem_free() < 131072:
+    gc.threshold(4096)
+
 from seeded import Seeded  # noqa: E402
 
 from dicepod import app, board, ram  # noqa: E402

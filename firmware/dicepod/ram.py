@@ -40,14 +40,6 @@ if sys.implementation.name == "micropython":
             except ImportError:  # a port without it
                 pass
 
-    # On a small heap the imports' garbage goes every 4 KB while the code loads (App.start
-    # sets the session's threshold later). Without it the loader's garbage stayed between the
-    # modules' code until the heap was full, and after the boot no hole was left for the
-    # 640-entry pool of interned names (3.8 KB) a mode's first load needs: the heap gate's
-    # smallest heap went from 113 to 104 KB (tests/test_pico_sessions.py).
-    if gc.mem_free() < 131072:
-        gc.threshold(4096)
-
 from dicepod.rules import modes  # noqa: E402  (after the built-ins' names)
 
 # Loaded for good: the screen base, drawing and its 6×8 font (nearly every screen draws with
