@@ -67,7 +67,7 @@ from dicepod import journal as journal_module
 # The big text in native code (dicepod.drivers.glyphs.big, ~1 KB more from boot) made 114 KB
 # fail in Rise of the Orks (its import found no hole for its setting specs' 2,447 bytes in one
 # constant); with the specs in five parts (dicepod.rules.specs) 113 KB runs.
-# With the imports' garbage collected every 4 KB at boot on a small heap (dicepod.ram), every
+# With the imports' garbage collected every 4 KB at boot on a small heap (main.py), every
 # mode runs at 104 KB (lowest free 8,528 B) and at 100 KB (4,432 B); 96 KB fails in Rise of the
 # Orks. The gate holds 106.
 HEAP = 106 * 1024
