@@ -24,7 +24,10 @@ dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts noth
   port, bisected: a ballast allocated at main.py start leaves that much to the app
   (tests/pico_lockstep.py); a run passes when its journal and every frame equal CPython's;
 - idle: the share of cycles the CPU is awake with no button pressed (menu and a game screen,
-  on USB power and on battery).
+  on USB power and on battery);
+- ram: the heap each module takes once imported (after a collection) and the interned names'
+  share of it, for the modules a boot loads and then each mode's rules and screens with what
+  they import (where a mode's RAM goes, tests/test_pico_sessions.py's heap gate).
 
     .venv/bin/python tools/bench_pico.py [--modes free,tests] [--heap] [--quick]
 
@@ -347,6 +350,115 @@ def bench_smallest(start, groups, step=1024):
         print("  %-10s %d (%.0f KB; fails at %d)" % (label, hi, hi / 1024, lo), flush=True)
 
 
+def _imports(name):
+    """The dicepod modules name imports at its top level (not inside a function: those load
+    later), its package included, from the firmware's source."""
+    import ast
+
+    parts = name.split(".")
+    path = ROOT / "firmware" / Path(*parts)
+    path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+    found = [".".join(parts[:-1])] if len(parts) > 1 else []
+
+    def module(dotted):  # "dicepod.ui.draw" when that is a file, else its package
+        f = ROOT / "firmware" / Path(*dotted.split("."))
+        return dotted if f.is_dir() or f.with_suffix(".py").is_file() else None
+
+    def walk(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if isinstance(node, ast.Import):
+                found.extend(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    found.append(module(node.module + "." + a.name) or node.module)
+            for field in ("body", "orelse", "handlers", "finalbody"):
+                walk(getattr(node, field, None) or [])
+
+    walk(ast.parse(path.read_text()).body)
+    return [m for m in found if m and m.startswith("dicepod") and module(m)]
+
+
+def _in_import_order(names, done):
+    """names and every dicepod module they import at the top level, not in done, each after
+    what it imports (so that each import's heap is its own)."""
+    order = []
+
+    def visit(name):
+        if name in done:
+            return
+        done.add(name)
+        for dep in _imports(name):
+            visit(dep)
+        order.append(name)
+
+    for name in names:
+        visit(name)
+    return order
+
+
+def bench_ram(modes):
+    """The heap each module takes once imported (after a collection), in the boot's set and
+    then each mode's (its rules and screens and their imports), on the full heap of a Pico
+    whose main.py does nothing; of which the names it interned (never freed: the pools double,
+    so one import pays for a new pool)."""
+    import importlib
+    import re
+
+    from dicepod.rules.modes import rules_name
+
+    # the modules a boot leaves loaded on the heap gate's small heap (a roomy one loads more
+    # ahead: dicepod.ram_ahead)
+    with Pico(files=ps.lockstep_files(heap=102 * 1024), usb="events") as pico:
+        ps.Player(pico).boot()
+        booted = pico.exec_raw("import sys\nprint(' '.join(sorted(sys.modules)))").split()
+    done = set()
+    groups = [("boot", _in_import_order([m for m in booted if m.startswith("dicepod")], done))]
+    for mode in modes:
+        if mode == "extras":  # the settings and history screens
+            names = ["dicepod.ui.settings", "dicepod.ui.history", "dicepod.ui.historypage"]
+        else:  # a mode's rules, its screens and the passing module they load after them
+            names = [rules_name(mode), "dicepod.ui." + mode]
+            ahead = getattr(importlib.import_module("dicepod.ui." + mode), "AHEAD", None)
+            names += [ahead] if ahead else []
+        groups.append((mode, _in_import_order(names, done)))
+    code = ["import gc, micropython", "gc.collect()", "print('BASE', gc.mem_free())"]
+    code.append("micropython.qstr_info()")
+    for group, names in groups:
+        for name in names:
+            code.append("__import__(%r)" % name)
+            code.append("gc.collect()")
+            code.append("print('MOD %s %s', gc.mem_free())" % (group, name))
+            code.append("micropython.qstr_info()")
+    with Pico(files={"main.py": b"\n"}) as pico:  # (the app not started)
+        out = pico.exec_raw("\n".join(code), timeout=120)
+    print("ram: heap taken by each module's import (bytes, after a collection; names: of those, "
+          "the interned names' pools and text, never freed), the boot's modules then each "
+          "mode's")  # fmt: skip
+    free = start = names = None
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("BASE "):
+            free = start = int(line.split()[1])
+        info = re.search(r"n_qstr=(\d+), n_str_data_bytes=\d+, n_total_bytes=(\d+)", line)
+        if info:
+            if names is not None and rows:
+                rows[-1][3] = int(info.group(2)) - names
+            names = int(info.group(2))
+        elif line.startswith("MOD "):
+            _, group, name, now = line.split()
+            rows.append([group, name, free - int(now), 0])
+            free = int(now)
+    for group, _names in groups:
+        mine = [r for r in rows if r[0] == group]
+        print("  %-8s %6d B in %d modules (%d B of names)" % (
+            group, sum(r[2] for r in mine), len(mine), sum(r[3] for r in mine)))  # fmt: skip
+        for _group, name, taken, named in sorted(mine, key=lambda r: -r[2]):
+            print("    %-28s %6d B  names %5d B" % (name, taken, named))
+    print("  heap free after all of them: %d of %d B" % (free, start), flush=True)
+
+
 def bench_idle():
     print("idle: share of cycles the CPU is awake with no button pressed (10 s emulated)")
     for label, vbus in (("USB power", True), ("battery 3.9 V", False)):
@@ -374,7 +486,7 @@ def main(argv):
     parser.add_argument("--modes", default=",".join(ps.EVERY_MODE))
     parser.add_argument("--heap", action="store_true", help="also bisect the smallest heaps")
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
-    parser.add_argument("--skip", default="", help="parts to skip: boot,idle,press,real")
+    parser.add_argument("--skip", default="", help="parts to skip: boot,idle,ram,press,real")
     parser.add_argument(
         "--list",
         action="store_true",
@@ -394,6 +506,8 @@ def main(argv):
         bench_boot()
     if "idle" not in skip:
         bench_idle()
+    if "ram" not in skip:
+        bench_ram(modes)
     start = None
     if "press" not in skip:
         start = bench_lockstep(rec, modes, args.list)
