@@ -398,19 +398,21 @@ def _in_import_order(names, done):
     return order
 
 
+# Any heap under the app's roomy line (dicepod.app's _GC_ROOMY, 128 KB) boots as the heap gate's
+# does: nothing is loaded ahead (dicepod.ram_ahead), so the modules loaded are the boot's own.
+SMALL_HEAP = 120 * 1024
+
+
 def bench_ram(modes):
     """The heap each module takes once imported (after a collection), in the boot's set and
     then each mode's (its rules and screens and their imports), on the full heap of a Pico
     whose main.py does nothing; of which the names it interned (never freed: the pools double,
     so one import pays for a new pool)."""
     import importlib
-    import re
 
     from dicepod.rules.modes import rules_name
 
-    # the modules a boot leaves loaded on the heap gate's small heap (a roomy one loads more
-    # ahead: dicepod.ram_ahead)
-    with Pico(files=ps.lockstep_files(heap=102 * 1024), usb="events") as pico:
+    with Pico(files=ps.lockstep_files(heap=SMALL_HEAP), usb="events") as pico:
         ps.Player(pico).boot()
         booted = pico.exec_raw("import sys\nprint(' '.join(sorted(sys.modules)))").split()
     done = set()
@@ -423,39 +425,25 @@ def bench_ram(modes):
             ahead = getattr(importlib.import_module("dicepod.ui." + mode), "AHEAD", None)
             names += [ahead] if ahead else []
         groups.append((mode, _in_import_order(names, done)))
-    code = ["import gc, micropython", "gc.collect()", "print('BASE', gc.mem_free())"]
-    code.append("micropython.qstr_info()")
-    for group, names in groups:
-        for name in names:
-            code.append("__import__(%r)" % name)
-            code.append("gc.collect()")
-            code.append("print('MOD %s %s', gc.mem_free())" % (group, name))
-            code.append("micropython.qstr_info()")
-    with Pico(files={"main.py": b"\n"}) as pico:  # (the app not started)
-        out = pico.exec_raw("\n".join(code), timeout=120)
     print("ram: heap taken by each module's import (bytes, after a collection; names: of those, "
           "the interned names' pools and text, never freed), the boot's modules then each "
           "mode's")  # fmt: skip
-    free = start = names = None
-    rows = []
-    for line in out.splitlines():
-        if line.startswith("BASE "):
-            free = start = int(line.split()[1])
-        info = re.search(r"n_qstr=(\d+), n_str_data_bytes=\d+, n_total_bytes=(\d+)", line)
-        if info:
-            if names is not None and rows:
-                rows[-1][3] = int(info.group(2)) - names
-            names = int(info.group(2))
-        elif line.startswith("MOD "):
-            _, group, name, now = line.split()
-            rows.append([group, name, free - int(now), 0])
-            free = int(now)
-    for group, _names in groups:
-        mine = [r for r in rows if r[0] == group]
-        print("  %-8s %6d B in %d modules (%d B of names)" % (
-            group, sum(r[2] for r in mine), len(mine), sum(r[3] for r in mine)))  # fmt: skip
-        for _group, name, taken, named in sorted(mine, key=lambda r: -r[2]):
-            print("    %-28s %6d B  names %5d B" % (name, taken, named))
+    with Pico(files={"main.py": b"\n"}) as pico:  # (the app not started)
+        free = start = int(pico.exec_raw("import gc\ngc.collect()\nprint(gc.mem_free())"))
+        names = ps.interned(pico)[3]
+        for group, modules in groups:
+            rows = []
+            for name in modules:
+                now = int(
+                    pico.exec_raw("__import__(%r)\ngc.collect()\nprint(gc.mem_free())" % name)
+                )
+                named = ps.interned(pico)[3]
+                rows.append((free - now, named - names, name))
+                free, names = now, named
+            print("  %-8s %6d B in %d modules (%d B of names)" % (
+                group, sum(r[0] for r in rows), len(rows), sum(r[1] for r in rows)))  # fmt: skip
+            for taken, named, name in sorted(rows, reverse=True):
+                print("    %-28s %6d B  names %5d B" % (name, taken, named))
     print("  heap free after all of them: %d of %d B" % (free, start), flush=True)
 
 
