@@ -118,5 +118,5 @@ class MemoryStorage:
         return data
 
     def save_settings(self, data):
-        """Replace the settings."""
-        self.settings = bytes(data)
+        """Replace the settings (bytes, or pieces of bytes)."""
+        self.settings = data if isinstance(data, bytes) else b"".join(data)

@@ -21,7 +21,8 @@ Interface:
     (side files of the journal, "ack" and "damaged", are read with lines(name) and written
     with write(name, data); segments() lists only the numbered segments)
     load_settings()         the settings bytes, or None when there is no settings file
-    save_settings(data)     replace the settings atomically
+    save_settings(data)     replace the settings atomically (data: bytes, or an iterable of
+                            bytes pieces)
 
 A journal.log at the root (an older firmware's single-file journal) becomes segment 1.
 """
@@ -174,8 +175,10 @@ class FileStorage:
         return b"{" if len(data) > 4096 or data.count(b"{") > 1 or b"[" in data else data
 
     def save_settings(self, data):
-        """Write the settings to a temporary file, then rename it over the old one."""
+        """Write the settings (bytes, or pieces of bytes: dicepod.settings.encode) to a
+        temporary file, then rename it over the old one."""
         tmp = self.settings_path + ".tmp"
         with open(tmp, "wb") as f:
-            f.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                f.write(piece)
         os.rename(tmp, self.settings_path)

@@ -121,7 +121,7 @@ class BrowserStorage(memstorage.MemoryStorage):
     def save_settings(self, data):
         """Replace the settings."""
         super().save_settings(data)
-        simjs.save(_SETTINGS, bytes(data).decode())
+        simjs.save(_SETTINGS, self.settings.decode())
 
 
 class SimPWM:
