@@ -419,7 +419,7 @@ class Session:
                 else:  # the settings file (change_setting)
                     try:
                         self.storage.save_settings(encode(self.values))
-                    except OSError:
+                    except (OSError, MemoryError):  # a full flash, or no heap to open it
                         self.toast("Settings not saved")
         except ValueError:  # no room: record() folded the game again without it
             self.toast("Flash full")

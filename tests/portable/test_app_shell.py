@@ -141,6 +141,29 @@ def test_a_setting_the_flash_cannot_take_is_said_and_kept_for_now():
     assert len(app.session.game.last) == 4
 
 
+class _NoRoomForSettings(LineStorage):
+    """A heap with no room left for a settings save (a Pico's, nearly full)."""
+
+    def save_settings(self, data):
+        raise MemoryError("memory allocation failed, allocating 512 bytes")
+
+
+def test_a_settings_save_without_heap_is_said_not_a_crash():
+    # A MemoryError in the settings file's save (after the frame) is told like a full flash:
+    # the value holds in RAM and the next save writes it; the game goes on.
+    app = _app(_NoRoomForSettings())
+    menu(app, "Settings")
+    while app.stack[-1].items[app.stack[-1].cursor] != "Free roll":
+        press(app, DOWN)
+    press(app, OK, OK)  # Dice per roll
+    press(app, DOWN, DOWN, OK)
+    assert top(app) == "ModeSettings" and app.toast == "Settings not saved"
+    assert app.session.values["free.dice"] == 4
+    menu(app, "free")
+    press(app, OK)
+    assert len(app.session.game.last) == 4
+
+
 def test_a_crash_is_journalled_and_restarts_cleanly():
     app = _app(strict=False)
     menu(app, "free")

@@ -155,3 +155,20 @@ def test_specs_in_parts_read_as_one_text():
             key = "k%d" % i
             assert specs.index(key) == i and specs.limits(key) == (i, i, i + 9), key
         assert specs.index("k9") == -1 and specs.limits("k") is None
+
+
+def test_the_settings_file_comes_in_pieces_that_join_to_one_json_line():
+    # dicepod.settings.encode yields the file piece by piece (a save never holds it whole):
+    # joined they are one flat JSON object, keys sorted, None left out, and a newline.
+    import json
+
+    from dicepod.settings import decode, encode
+
+    values = {"orks.tough_nob": 3, "battle.table": 0, "free.dice": None, "device.volume": 12}
+    pieces = list(encode(values))
+    assert len(pieces) == 4 and all(isinstance(p, bytes) for p in pieces)
+    data = b"".join(pieces)
+    assert data == b'{"battle.table":0,"device.volume":12,"orks.tough_nob":3}\n'
+    assert decode(data) == {"battle.table": 0, "device.volume": 12, "orks.tough_nob": 3}
+    assert json.loads(data) == decode(data)
+    assert b"".join(encode({})) == b"{}\n" and b"".join(encode({"free.dice": None})) == b"{}\n"
