@@ -75,7 +75,8 @@ from dicepod import journal as journal_module
 # With the settings file written in pieces (dicepod.settings.encode: no ~1.5 KB text joined
 # three times on a save), 96 KB runs (lowest free 384 B, in Rise of the Orks; 688 B in Tyranid
 # Attack!); at 94 KB the Battle Game's new game ends on the crash screen. The gate holds 96,
-# the goal (#11).
+# the goal (#11). With a settings save's MemoryError told as a toast (Session.flush):
+# lowest free 496 B, in Tyranid Attack! and Rise of the Orks.
 HEAP = 96 * 1024
 
 
