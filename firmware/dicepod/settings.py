@@ -102,10 +102,10 @@ class Settings:
 
 def encode(values):
     """Yield the settings file's bytes for a {key: int} dict (None values left out) in pieces,
-    `{` then one `"key":value` a setting, `}` and a newline: the storage drivers write them one
-    by one, so a settings save never holds the whole file (~1.5 KB with every mode's settings
-    entered) nor the three copies of it that joining made, the largest blocks a save asked of
-    a Pico's heap (a MemoryError in Rise of the Orks's set-up at 96 KB: the heap gate,
+    one a setting (`{"key":value`, then `,"key":value`) and `}` with a newline: the drivers
+    write them one by one, so a save never holds the whole file (~1.5 KB, every mode's set)
+    nor the three copies of it that joining made, the largest blocks a save asked of a
+    Pico's heap (a MemoryError in Rise of the Orks's set-up at 96 KB: the heap gate,
     tests/test_pico_sessions.py)."""
     sep = "{"
     for key in sorted(values):
