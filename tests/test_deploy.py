@@ -240,23 +240,27 @@ def test_a_compiled_module_names_itself_and_interns_one_name_for_it(tmp_path):
     assert interned[1] - interned[0] == 2, interned
 
 
+@pytest.mark.parametrize("firmware", ["stock", "dicepod"])
 def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
-    tmp_path, capsys, monkeypatch
+    firmware, tmp_path, capsys, monkeypatch
 ):
     """The real board: MicroPython v1.28.0 RPI_PICO on the emulated RP2040 (its USB serial on a
     pty), holding an old firmware: a stale module, an old main.py and a player's journal. The
     real mpremote copies the tree (realtime pacing while it talks), the hashes on the board's
     flash are checked with mpremote's sha256sum and read back from the flash image host-side,
     and after a power cycle main.py boots into the app, which resumes the player's game with
-    the pixels CPython draws for that journal."""
+    the pixels CPython draws for that journal. On dicepod's MicroPython (a ROMFS partition:
+    hardware/micropython) the package goes into the partition and the old one on the file
+    system goes; deploying again finds the partition up to date."""
     from app_board import Board, LineStorage, press
     from pico_support import diff_image, need_pico
 
     from dicepod.app import App
     from dicepod_host.cli import main
-    from dicepod_host.pico import Pico, read_littlefs
+    from dicepod_host.pico import ROMFS_OFFSET, Pico, read_littlefs
 
     need_pico()
+    rom = firmware == "dicepod"
     # The player's journal: a free-roll game of a few rolls, made by CPython's app.
     old_app = App(Board(seed=4))
     old_app.start()
@@ -281,36 +285,86 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
     # deploy gets 120 s instead of 30.
     real_deploy = deploy.deploy
     monkeypatch.setattr(deploy, "deploy", lambda port, **kw: real_deploy(port, timeout=120, **kw))
-    with Pico(flash=str(image), deploy=False, files=old) as pico:
+    expected = deploy.compile_tree(deploy.firmware_root(), tmp_path / "build", lambda t: 0)
+    package = {k: p.read_bytes() for k, p in expected.items() if k.startswith("dicepod/")}
+    with Pico(flash=str(image), deploy=False, files=old, firmware=firmware) as pico:
         with pico.running(realtime=True):
             code = main(["deploy", "--port", pico.usb_port])
             printed = capsys.readouterr()
             assert code == 0, printed.err + printed.out
-            assert "board: MicroPython 1.28.0" in printed.out
-            assert "removing 2 stale files" in printed.out, printed.out  # old_module, __init__.py
-            expected = deploy.compile_tree(
-                deploy.firmware_root(), tmp_path / "build", progress=lambda t: 0
-            )
+            if rom:
+                assert "board: MicroPython 1.28.0, ROMFS partition of 192 KB" in printed.out
+                assert "into the ROMFS partition" in printed.out, printed.out
+                # the old package's two files and its folder: /dicepod would shadow /rom
+                assert "removing 3 stale files" in printed.out, printed.out
+                assert "the package written into ROMFS" in printed.out, printed.out
+            else:
+                assert "board: MicroPython 1.28.0 (no ROMFS partition" in printed.out
+                assert "removing 2 stale files" in printed.out, printed.out  # old_module, __init__
             # The board's own SHA-256 of two files (deploy checked every file's the same way;
             # the flash image below is compared byte for byte).
-            checked = ("main.py", "dicepod/app.mpy")
+            checked = ("main.py", ("rom/" if rom else "") + "dicepod/app.mpy")
             # The app runs now (Ctrl-C is off while it does): it hands the line over first.
             assert deploy.hand_over(pico.usb_port, timeout=30)
             out = mpremote(pico.usb_port, "sha256sum", ":/" + checked[0], "+", "sha256sum",
                            ":/" + checked[1], timeout=120)  # fmt: skip
             assert out.returncode == 0, out.stderr
+            if rom:  # again: nothing to write
+                code = main(["deploy", "--port", pico.usb_port])
+                printed = capsys.readouterr()
+                assert code == 0, printed.err + printed.out
+                assert "the ROMFS partition holds this firmware already" in printed.out
+                assert "1 files already up to date" in printed.out, printed.out
+                assert "ROMFS" not in printed.out.splitlines()[-1]
         on_board = dict(re.findall(r"sha256sum :/(\S+)\n([0-9a-f]{64})", out.stdout))
         for rel in checked:
-            assert on_board[rel] == hashlib.sha256(expected[rel].read_bytes()).hexdigest(), rel
+            local = expected[rel.removeprefix("rom/")].read_bytes()
+            assert on_board[rel] == hashlib.sha256(local).hexdigest(), rel
         # What reached the flash itself: the deployed tree, the journal kept, nothing stale.
         pico.power_cut()
-        files = read_littlefs(image.read_bytes())
+        flash = image.read_bytes()
+        files = read_littlefs(flash)
         # (the app started once: the journal.log became its first segment, journal/1)
         assert files.get("journal.log", files.get("journal/1")) == journal
         assert "dicepod/old_module.py" not in files
         assert not [k for k in files if k.endswith(".py") and k != "main.py"]
         for rel, path in expected.items():
-            assert files[rel] == path.read_bytes(), rel
+            if rom and rel in package:
+                assert rel not in files, rel
+            else:
+                assert files[rel] == path.read_bytes(), rel
+        if rom:  # the partition holds the package's image, as mpremote wrote it
+            want_rom = deploy.romfs_image(package)
+            assert flash[ROMFS_OFFSET : ROMFS_OFFSET + len(want_rom)] == want_rom
         pico.power_on()
         pico.run_until_frame(max_ms=10_000)
         assert pico.frame() == want_frame, diff_image(pico.frame(), want_frame)
+
+
+def test_dicepod_firmware_writes_the_patched_uf2_and_refuses_another_stock(tmp_path, capsys):
+    """`dicepod firmware`: the stock UF2 + hardware/micropython's patch = the UF2 SHA256SUMS
+    names (dicepod's build, a ROMFS partition in it); a stock file that is not the one the
+    patch was made from is refused with what to do instead."""
+    from pico_support import need_pico
+
+    from dicepod_host import uf2
+    from dicepod_host.cli import main
+    from dicepod_host.pico import find_rp2, uf2_image
+
+    need_pico()
+    stock = find_rp2() / uf2.STOCK[".uf2"]
+    assert main(["firmware", "--stock", str(stock), "--out", str(tmp_path)]) == 0
+    made = tmp_path / (uf2.NAME + ".uf2")
+    assert "wrote " + str(made) in capsys.readouterr().out
+    data = made.read_bytes()
+    sums = (uf2.PATCHES / uf2.SUMS).read_text()
+    assert hashlib.sha256(data).hexdigest() + "  " + made.name in sums
+    assert data != stock.read_bytes()
+    assert b"ROMFS" in uf2_image(data)  # the binary info tag of the partition (rp2_flash.c)
+    assert b"ROMFS" not in uf2_image(stock.read_bytes())
+    other = tmp_path / "other.uf2"
+    other.write_bytes(stock.read_bytes()[:-512])
+    assert main(["firmware", "--stock", str(other), "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "is not the MicroPython v1.28.0 RPI_PICO build" in err
+    assert "hardware/micropython/build.sh" in err

@@ -24,6 +24,7 @@ def test_every_verb_fuzzed_no_traceback_no_run_past_its_bound(tmp_path, record_p
     out = subprocess.run(
         [sys.executable, str(HERE / "fuzz_cli.py"), str(tmp_path / "work"), "1"],
         capture_output=True, text=True, timeout=900,
+        cwd=tmp_path,  # (a verb's default output, `dicepod firmware`'s UF2, lands here)
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads(out.stdout.strip().splitlines()[-1])

@@ -67,13 +67,13 @@ def journal_files(events=None, full_bytes=None, per_game=300, current=100):
     return files, n
 
 
-def pico_boot_ms(events=None, full_bytes=None, current=100):
+def pico_boot_ms(events=None, full_bytes=None, current=100, firmware="stock"):
     """Boot the emulated Pico with that journal (the game in progress of current events);
     return (emulated ms to the first frame, events, segment files)."""
     from dicepod_host.pico import Pico
 
     files, n = journal_files(events, full_bytes, current=current)
-    with Pico(files=files) as pico:
+    with Pico(files=files, firmware=firmware) as pico:
         ms = pico.run_until_frame(max_ms=20_000)
     return ms, n, len([k for k in files if k[8:].isdigit()])
 

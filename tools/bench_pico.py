@@ -27,11 +27,17 @@ dicepod deployed, every figure in emulated time at 125 MHz. Prints, asserts noth
   on USB power and on battery);
 - ram: the heap each module takes once imported (after a collection) and the interned names'
   share of it, for the modules a boot loads and then each mode's rules and screens with what
-  they import (where a mode's RAM goes, tests/test_pico_sessions.py's heap gate).
+  they import (where a mode's RAM goes, tests/test_pico_sessions.py's heap gate);
+- romfs: every mode in one session on 64 KB of heap on dicepod's MicroPython (the stock build
+  with a ROMFS partition, hardware/micropython; the package in it, run in place from flash),
+  checked against CPython's frames and journal; the lowest free heap in each mode.
 
     .venv/bin/python tools/bench_pico.py [--modes free,tests] [--heap] [--quick]
+                                         [--firmware stock|dicepod] [--skip PARTS]
 
---quick plays the suite's shorter sessions (tests/test_pico_sessions.py).
+--quick plays the suite's shorter sessions (tests/test_pico_sessions.py). --firmware: the
+firmware every other part runs on (stock: MicroPython's RPI_PICO build, the package on the
+file system; dicepod: the package in ROMFS, as `dicepod deploy` puts it there).
 """
 
 import argparse
@@ -45,7 +51,16 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import pico_sessions as ps  # noqa: E402
 
-from dicepod_host.pico import Pico, find_rp2  # noqa: E402
+from dicepod_host import pico as _pico  # noqa: E402
+from dicepod_host.pico import find_rp2  # noqa: E402
+
+FIRMWARE = "stock"  # --firmware
+ROMFS_HEAP = 64 * 1024  # the romfs part's heap (issue #11's goal)
+
+
+def Pico(*args, **kwargs):  # noqa: N802 (the class, on the firmware --firmware chose)
+    return _pico.Pico(*args, firmware=kwargs.pop("firmware", FIRMWARE), **kwargs)
+
 
 NAMES = {1: "UP", 2: "DOWN", 4: "OK", 8: "BACK"}
 GAP_TICKS_MS = 60  # after the firmware is idle: the buttons driver's release and lock-out
@@ -67,7 +82,7 @@ def bench_boot():
 
     print("boot: power-on to the last I2C byte of the first frame (emulated ms; goal <= 1000)")
     for name, events, full, current in BOOTS:
-        ms, n, segs = pico_boot_ms(events, full, current)
+        ms, n, segs = pico_boot_ms(events, full, current, FIRMWARE)
         print("  journal %-24s: %7.1f ms (%d events, %d segments)" % (name, ms, n, segs),
               flush=True)  # fmt: skip
 
@@ -302,13 +317,14 @@ def bench_lockstep(rec, modes, listing=False):
         return start
 
 
-def runs_in(rec, modes, heap):
+def runs_in(rec, modes, heap, lowest=None, firmware=None):
     """True when the sessions run with heap bytes left to the app: every frame and the journal
-    as CPython's."""
+    as CPython's. lowest: a dict given the lowest free heap after each mode's ticks."""
     sessions = [m for m in ps.EVERY_MODE if m in modes]
     first = rec.marks[sessions[0]][0]
     end = rec.marks[sessions[-1]][1]
-    with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
+    files = ps.lockstep_files(heap=heap, measure=lowest is not None)
+    with Pico(files=files, usb="events", firmware=firmware or FIRMWARE) as pico:
         player = ps.Player(pico)
         try:
             player.boot()
@@ -323,8 +339,25 @@ def runs_in(rec, modes, heap):
                 return False
             if pico.frame() != rec.frames[i + 1]:
                 return False
+            if lowest is not None:
+                for mode in sessions:
+                    if i + 1 == rec.marks[mode][1]:
+                        lowest[mode] = ps.scratch(pico)[1]
         journal, _ = ps.journal_of(pico)
         return journal == rec.journal[: rec.sizes[end]]
+
+
+def bench_romfs(options):
+    """Every mode in one session on ROMFS_HEAP bytes on dicepod's MicroPython."""
+    rec = ps.record(ps.EVERY_MODE, **options)
+    lowest = {}
+    ran = runs_in(rec, ps.EVERY_MODE, ROMFS_HEAP, lowest, firmware="dicepod")
+    print(
+        "romfs: every mode in one session on %d KB of heap, dicepod's MicroPython (the package "
+        "in ROMFS, run from flash; goal: runs): %s" % (ROMFS_HEAP // 1024, "runs" if ran else
+        "FAILS")
+    )  # fmt: skip
+    print("  lowest free after each mode (garbage included): %s" % lowest, flush=True)
 
 
 def bench_smallest(start, groups, step=1024):
@@ -474,13 +507,21 @@ def main(argv):
     parser.add_argument("--modes", default=",".join(ps.EVERY_MODE))
     parser.add_argument("--heap", action="store_true", help="also bisect the smallest heaps")
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
-    parser.add_argument("--skip", default="", help="parts to skip: boot,idle,ram,press,real")
+    parser.add_argument("--skip", default="", help="parts to skip: boot,idle,ram,press,real,romfs")
+    parser.add_argument(
+        "--firmware",
+        choices=_pico.FIRMWARES,
+        default="stock",
+        help="the firmware the parts but romfs run on (default: stock)",
+    )
     parser.add_argument(
         "--list",
         action="store_true",
         help="every press of the lockstep pass: ms, 1st, bus ms, bytes, alloc",
     )
     args = parser.parse_args(argv)
+    global FIRMWARE
+    FIRMWARE = args.firmware
     if find_rp2() is None:
         print("bench_pico: skipped (no UF2 / boot ROM: set DICEPOD_RP2)")
         return 0
@@ -488,7 +529,10 @@ def main(argv):
     options = ps.QUICK if args.quick else {}
     skip = args.skip.split(",")
     started = time.monotonic()
-    print("emulated Pico: MicroPython v1.28.0 RPI_PICO, rp2040js 1.4.1, 125 MHz")
+    print(
+        "emulated Pico: MicroPython v1.28.0 RPI_PICO (%s), rp2040js 1.4.1, 125 MHz"
+        % ("dicepod's build: the package in ROMFS" if FIRMWARE == "dicepod" else "stock")
+    )
     rec = ps.record(modes, **options)
     if "boot" not in skip:
         bench_boot()
@@ -501,6 +545,8 @@ def main(argv):
         start = bench_lockstep(rec, modes, args.list)
     if "real" not in skip:
         bench_presses(rec, modes)
+    if "romfs" not in skip:
+        bench_romfs(options)
     if args.heap:
         if start is None:
             start = 240 * 1024

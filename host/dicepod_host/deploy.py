@@ -16,6 +16,13 @@ every call bounded by a timeout (on a silent port mpremote waits forever):
 4. hash every file again on the board and compare with the local .mpy/.py bytes;
 5. soft-reset, then Ctrl-D at the friendly prompt so main.py starts.
 The player's data (journal/, settings.json at the root) is never touched.
+
+On dicepod's own MicroPython build (hardware/micropython: the stock build with a ROMFS
+partition) the package goes into the ROMFS partition instead, with `mpremote romfs deploy`
+(an image written whole, then checked file by file at /rom), and only main.py onto the file
+system, where an older deploy's /dicepod is removed (it would shadow /rom: the current folder
+comes first in sys.path). MicroPython then runs the package in place from flash: its bytecode
+takes no heap. The same flow on the stock firmware copies the package onto the file system.
 """
 
 from __future__ import annotations
@@ -266,6 +273,96 @@ _HASHES = (
 ) % (_MARK, _MARK, _MARK, _MARK)
 
 
+_ROMFS = (
+    "import vfs\n"
+    "n = 0\n"
+    "if hasattr(vfs, 'rom_ioctl') and vfs.rom_ioctl(1) > 0:\n"
+    "    d = vfs.rom_ioctl(2, 0)\n"
+    "    n = d.ioctl(4, 0) * d.ioctl(5, 0) if hasattr(d, 'ioctl') else len(d)\n"
+    "print('%s%%d' %% n)\n" % _MARK
+)
+
+_MOUNT_ROMFS = (
+    "import vfs\n"
+    "try:\n"
+    "    vfs.umount('/rom')\n"
+    "except OSError:\n"
+    "    pass\n"
+    "vfs.mount(vfs.VfsRom(vfs.rom_ioctl(2, 0)), '/rom')\n"
+)
+
+ROM = "rom/"  # the ROMFS partition's mount point on the board (device paths have no leading /)
+
+
+def romfs_size(board: Board) -> int:
+    """Bytes of the board's first ROMFS partition (0: none, as on the stock firmware)."""
+    lines = board.exec(_ROMFS, what="ask the board for a ROMFS partition")
+    return int(lines[0]) if lines else 0
+
+
+def romfs_image(files: dict[str, bytes]) -> bytes:
+    """A ROMFS image of {path: bytes} in MicroPython's vfs.VfsRom format (mpremote's writer,
+    which `mpremote romfs build` uses)."""
+    from mpremote.romfs import VfsRomWriter
+
+    writer = VfsRomWriter()
+    tree: dict[str, Any] = {}
+    for path, data in files.items():
+        node = tree
+        *folders, name = path.split("/")
+        for folder in folders:
+            node = node.setdefault(folder, {})
+        node[name] = data
+
+    def add(node):
+        for name in sorted(node):
+            if isinstance(node[name], dict):
+                writer.opendir(name)
+                add(node[name])
+                writer.closedir()
+            else:
+                writer.mkfile(name, node[name])
+
+    add(tree)
+    return writer.finalise()
+
+
+def deploy_romfs(
+    board: Board, built: dict[str, Path], size: int, tmp: Path, progress: Callable[[str], Any]
+) -> bool:
+    """Put the package's files of built into the board's ROMFS partition of size bytes, unless
+    it holds them already; check them at /rom. Return True when it was written."""
+    package = {k: p for k, p in built.items() if k.startswith(PACKAGE + "/")}
+    local = {ROM + k: _sha256(p) for k, p in package.items()}
+    have, _dirs = board_files(board, [ROM + PACKAGE])
+    if have == local:
+        progress("the ROMFS partition holds this firmware already")
+        return False
+    image = romfs_image({k: p.read_bytes() for k, p in package.items()})
+    if len(image) > size:
+        raise UserError(
+            "the firmware (%d bytes as a ROMFS image) does not fit the board's ROMFS partition "
+            "(%d bytes)" % (len(image), size)
+        )
+    path = tmp / "dicepod.romfs"
+    path.write_bytes(image)
+    progress("writing %d files (%d bytes) into the ROMFS partition" % (len(package), len(image)))
+    board.run(
+        ["romfs", "deploy", str(path)],
+        timeout=board.timeout + len(image) / 2000,
+        what="write the ROMFS partition",
+    )
+    board.exec(_MOUNT_ROMFS, what="mount the ROMFS partition")
+    after, _dirs = board_files(board, [ROM + PACKAGE])
+    if after != local:
+        bad = sorted(k for k in set(after) | set(local) if after.get(k) != local.get(k))
+        raise UserError(
+            "the ROMFS partition differs after writing it (%s): run `dicepod deploy` again"
+            % ", ".join(bad[:5])
+        )
+    return True
+
+
 def board_files(board: Board, tops: list[str]) -> tuple[dict[str, str], set[str]]:
     """Return ({file: sha256 hex}, {dirs}) for the given top-level paths on the board."""
     code = "TOPS = %r\n%s" % (["/" + t for t in tops], _HASHES)
@@ -379,9 +476,22 @@ def deploy(
             raise UserError("the board on %s did not say which MicroPython it runs" % port)
         name, version, mpy = probe[0].split()
         check_compatible(name, version, int(mpy), need_version, need_mpy)
-        progress("board: MicroPython %s" % version)
+        rom_size = romfs_size(board)
+        if rom_size:
+            progress("board: MicroPython %s, ROMFS partition of %d KB" % (version, rom_size >> 10))
+        else:
+            progress(
+                "board: MicroPython %s (no ROMFS partition: the code goes onto the file system "
+                "and loads into RAM; dicepod's MicroPython runs it from flash, see "
+                "hardware/micropython)" % version
+            )
 
         tops = sorted({k.split("/")[0] for k in built})
+        total = len(built)
+        rom_written = False
+        if rom_size:
+            rom_written = deploy_romfs(board, built, rom_size, Path(tmp), progress)
+            built = {k: p for k, p in built.items() if not k.startswith(PACKAGE + "/")}
         have, have_dirs = board_files(board, tops)
         stale = sorted(p for p in have if p not in built)
         want_dirs = {d for k in built for d in _parents(k)}
@@ -447,9 +557,10 @@ def deploy(
         start_main(port)
     return {
         "port": port,
-        "files": len(built),
+        "files": total,
         "copied": len(changed),
         "removed": len(stale),
+        "romfs": rom_written,
         "seconds": time.monotonic() - started,
         "hashes": local,
     }

@@ -25,10 +25,11 @@ def run(args: argparse.Namespace) -> int:
 
     summary = deploy(args.port, progress=lambda text: print(text, flush=True))
     print(
-        "deployed {} files to {} ({} copied, {} stale removed) in {:.1f} s".format(
+        "deployed {} files to {} ({} copied{}, {} stale removed) in {:.1f} s".format(
             summary["files"],
             summary["port"],
             summary["copied"],
+            ", the package written into ROMFS" if summary["romfs"] else "",
             summary["removed"],
             summary["seconds"],
         )

@@ -54,6 +54,11 @@ HOWTO = (
 
 FLASH_SIZE = 2 * 1024 * 1024
 FS_OFFSET = 0xA0000  # the RPI_PICO build's file system: 352 blocks of 4 KiB from here
+# dicepod's own MicroPython build (dicepod_host.uf2, hardware/micropython): the stock build with
+# a ROMFS partition just below the file system, which `dicepod deploy` fills with the package.
+ROMFS_BYTES = 192 * 1024  # as hardware/micropython/build.sh
+ROMFS_OFFSET = FS_OFFSET - ROMFS_BYTES
+FIRMWARES = ("stock", "dicepod")
 FS_BLOCK = 4096
 FS_BLOCKS = 352
 FS_PROG = 256
@@ -96,11 +101,10 @@ def find_rp2(required: bool = False) -> Path | None:
     return None
 
 
-def elf_symbol(name: str, folder: Path | None = None) -> int:
-    """The address of a function in the firmware's ELF (ELF_NAME beside the UF2), from its
-    symbol table (ELF32, little-endian); its Thumb bit cleared: the PC at its first
-    instruction."""
-    elf = ((folder or require_rp2()) / ELF_NAME).read_bytes()
+def elf_symbol(name: str, folder: Path | None = None, firmware: str = "stock") -> int:
+    """The address of a function in the firmware's ELF (firmware_files), from its symbol table
+    (ELF32, little-endian); its Thumb bit cleared: the PC at its first instruction."""
+    elf = firmware_files(firmware, folder)[1].read_bytes()
     if elf[:5] != b"\x7fELF\x01":
         raise UserError(f"{ELF_NAME} is not a 32-bit ELF file")
     (shoff,) = struct.unpack_from("<I", elf, 0x20)
@@ -153,6 +157,34 @@ def _check_rp2(folder):
                 break
     _VERIFIED[key] = problem
     return problem
+
+
+def firmware_files(firmware: str = "stock", rp2: Path | None = None) -> tuple[Path, Path]:
+    """(UF2, ELF) of a firmware: "stock" (MicroPython's RPI_PICO build, in rp2: find_rp2) or
+    "dicepod" (dicepod's build with a ROMFS partition, made once from the stock one by
+    dicepod_host.uf2 into the system's temporary folder)."""
+    folder = Path(rp2) if rp2 else require_rp2()
+    if firmware == "stock":
+        return folder / UF2_NAME, folder / ELF_NAME
+    if firmware != "dicepod":
+        raise ValueError(f"firmware must be one of {FIRMWARES}, not {firmware!r}")
+    from dicepod_host import uf2
+
+    digest = hashlib.sha256((uf2.PATCHES / uf2.SUMS).read_bytes()).hexdigest()[:16]
+    cache = Path(tempfile.gettempdir()) / "dicepod-micropython" / digest
+    names = cache / (uf2.NAME + ".uf2"), cache / (uf2.NAME + ".elf")
+    if not all(n.is_file() for n in names):
+        work = Path(tempfile.mkdtemp(prefix="dicepod-micropython-"))
+        try:
+            uf2.make(folder, work)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.rename(work, cache)  # atomic: a parallel run may have made it first
+            except OSError:
+                pass
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return names
 
 
 def uf2_image(data: bytes, size: int = FLASH_SIZE) -> bytearray:
@@ -274,12 +306,22 @@ def build_flash(
     files: dict[str, bytes] | None = None,
     deploy: bool = True,
     rp2: str | Path | None = None,
+    firmware: str = "stock",
 ) -> str | Path:
-    """Write a 2 MiB flash image to path: the MicroPython UF2 and a file system holding the
-    deployed firmware (deploy=True) plus files {path: bytes}. Return path."""
-    folder = Path(rp2) if rp2 else require_rp2()
-    img = uf2_image((folder / UF2_NAME).read_bytes())
+    """Write a 2 MiB flash image to path: the firmware's UF2 (firmware_files) and a file system
+    holding the deployed firmware (deploy=True) plus files {path: bytes}. Return path. On
+    dicepod's firmware the package goes into the ROMFS partition, as `dicepod deploy` puts it."""
+    img = uf2_image(firmware_files(firmware, Path(rp2) if rp2 else None)[0].read_bytes())
     tree = deployed_files() if deploy else {}
+    if firmware == "dicepod" and deploy:
+        from dicepod_host.deploy import romfs_image
+
+        package = {k: v for k, v in tree.items() if k.startswith("dicepod/")}
+        rom = romfs_image(package)
+        if len(rom) > ROMFS_BYTES:
+            raise UserError(f"the ROMFS image ({len(rom)} bytes) is larger than its partition")
+        img[ROMFS_OFFSET : ROMFS_OFFSET + len(rom)] = rom
+        tree = {k: v for k, v in tree.items() if k not in package}
     tree.update(files or {})
     if tree:
         region = littlefs_image(tree)
@@ -339,15 +381,20 @@ class Pico:
         rp2: str | Path | None = None,
         env: dict[str, str] | None = None,
         device_id: str | None = None,
+        firmware: str = "stock",
     ) -> None:
         self.rp2 = Path(rp2) if rp2 else require_rp2()
+        self.firmware = firmware
+        firmware_files(firmware, self.rp2)  # (a wrong name: ValueError before anything starts)
         self._temp = None
         if flash is None:
             self._temp = tempfile.mkdtemp(prefix="dicepod-pico-")
             flash = os.path.join(self._temp, "flash.img")
         self.flash_path = str(flash)
         if not os.path.exists(self.flash_path) or os.path.getsize(self.flash_path) == 0:
-            build_flash(self.flash_path, files=files, deploy=deploy, rp2=self.rp2)
+            build_flash(
+                self.flash_path, files=files, deploy=deploy, rp2=self.rp2, firmware=firmware
+            )
         elif files:
             raise ValueError(f"files= makes a new flash image; {self.flash_path} exists")
         # One chip per flash: a second emulator on the same image would corrupt its file system.
@@ -651,7 +698,7 @@ class Pico:
         by who asked (the return address and depth - 1 more found on the stack, a heuristic
         as profile_callers's) are in alloc_callers, {addresses: bytes}, since then."""
         if count and not getattr(self, "_gc_alloc", 0):
-            self._gc_alloc = elf_symbol("gc_alloc")
+            self._gc_alloc = elf_symbol("gc_alloc", self.rp2, self.firmware)
         reply = self.call("allocs", pc=self._gc_alloc if count else 0, depth=depth)
         self.alloc_callers = {tuple(int(a) for a in k.split(",") if a): n for k, n in reply["by"]}
         return reply["calls"], reply["bytes"]
