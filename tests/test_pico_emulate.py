@@ -10,11 +10,12 @@ import sys
 import threading
 import time
 
+import pytest
 from pico_support import need_pico
 
 from dicepod import journal
 from dicepod_host.cli import main
-from dicepod_host.pico import build_flash, read_littlefs
+from dicepod_host.pico import ROMFS_OFFSET, build_flash, read_littlefs
 
 need_pico(module=True)
 
@@ -48,7 +49,9 @@ def _count(db):
         con.close()
 
 
-def test_emulate_pico_then_log_and_verify(tmp_path, capsys):
+@pytest.mark.parametrize("micropython", ["stock", "dicepod"])
+def test_emulate_pico_then_log_and_verify(micropython, tmp_path, capsys):
+    """On either MicroPython build (dicepod's: the package in its ROMFS partition)."""
     need_pico()
     script = tmp_path / "free.txt"
     script.write_text(SCRIPT)
@@ -68,6 +71,8 @@ def test_emulate_pico_then_log_and_verify(tmp_path, capsys):
         "00000000000000a1",
         "--link",
         str(link),
+        "--micropython",
+        micropython,
     )
     log = None
     try:
@@ -98,7 +103,11 @@ def test_emulate_pico_then_log_and_verify(tmp_path, capsys):
                     proc.kill()
                     proc.wait()
     # The journal on the Pico's flash, read from the image: every line in the database once.
-    files = read_littlefs(image.read_bytes())
+    flash = image.read_bytes()
+    files = read_littlefs(flash)
+    in_rom = flash[ROMFS_OFFSET : ROMFS_OFFSET + 3] == b"\xd2\xcd\x31"  # a ROMFS image's header
+    assert in_rom == (micropython == "dicepod")
+    assert ("dicepod/app.mpy" in files) == (micropython == "stock")
     segments = sorted(int(k[len("journal/") :]) for k in files if k[len("journal/") :].isdigit())
     data = b"".join(files["journal/%d" % n] for n in segments)
     lines = [x for x in data.splitlines(keepends=True) if x[:1].isdigit()]

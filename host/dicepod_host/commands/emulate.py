@@ -15,8 +15,10 @@ deploy` installs it, buttons pressed at the pins, emulated time held to the wall
 `dicepod log`, mpremote and `dicepod deploy` can use the port. --flash is then the 2 MiB flash
 image FILE (made when absent, kept; an existing image boots as it is, like a Pico keeps its
 files). `--blank` makes a new flash with MicroPython alone, as after copying the UF2, for
-`dicepod deploy --port` to install onto. A firmware that shows nothing at boot gets what it
-printed (its traceback) on this terminal, and the device stays on at its REPL (exit code 1).
+`dicepod deploy --port` to install onto. `--micropython dicepod` runs dicepod's MicroPython build
+(a ROMFS partition, the package in it: hardware/micropython) instead of the stock one. A
+firmware that shows nothing at boot gets what it printed (its traceback) on this terminal, and
+the device stays on at its REPL (exit code 1).
 
 Killing it (Ctrl-C, TERM, HUP, even KILL) stops the device with it: its child gets SIGKILL when
 this process dies, as a Pico loses power with its cable.
@@ -62,6 +64,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--blank",
         action="store_true",
         help="--pico: a new flash with MicroPython only (as after copying the UF2), to deploy to",
+    )
+    parser.add_argument(
+        "--micropython",
+        choices=("stock", "dicepod"),
+        default="stock",
+        help="--pico: the MicroPython build on it: stock (RPI_PICO v1.28.0, the package on the "
+        "file system) or dicepod (with a ROMFS partition, the package in it: "
+        "hardware/micropython; default stock)",
     )
     parser.add_argument(
         "--display",
@@ -254,7 +264,11 @@ def _run_pico(args):
     if args.blank and (args.script or args.monkey):
         raise UserError("--blank runs no firmware to press buttons on")
     with pico_module.Pico(
-        flash=flash, display=args.display, device_id=args.device_id, deploy=not args.blank
+        flash=flash,
+        display=args.display,
+        device_id=args.device_id,
+        deploy=not args.blank,
+        firmware=args.micropython,
     ) as board:
         linked = None
         try:
