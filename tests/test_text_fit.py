@@ -56,6 +56,11 @@ def test_every_setting_of_every_group_fits():
             assert label in app.board.display.shown, (label, app.board.display.shown)  # whole
             press(app, OK)  # its editor: the whole label, the value, the range
             assert label in app.board.display.shown, (label, app.board.display.shown)
+            editor = app.stack[-1]
+            for value in (editor.low, editor.high):  # the field's narrowest and widest
+                editor.value = value
+                editor.update()
+                app.tick(20)
             press(app, BACK)
             press(app, DOWN)
         assert screen.cursor == 0  # round the list once

@@ -88,6 +88,20 @@ def flash_row(storage):
     return "Flash %d%% full" % ((total - free) * 100 // total)
 
 
+def widest(module, spec, value):
+    """The widest text of a setting's values (spec: its settings spec; value: the one shown):
+    its row keeps room for it, so an edit in place (EditValue) never covers the label, nor
+    does a new value move the rows below. (A function of its own: ModeSettings.row, called
+    for every row on a redraw, keeps a frame small enough for the C stack, tools/mpy_frames.py,
+    not ~100 bytes of heap a call.)"""
+    wide = max(len(value), len(str(spec[2])), len(str(spec[3])))
+    for key, names in getattr(module, "VALUE_NAMES", ()):
+        if key == spec[0]:
+            for name in names:
+                wide = max(wide, len(name))
+    return wide
+
+
 class ModeSettings(ListScreen):
     """One mode's settings: the whole label and its value ('?' = not entered yet) in the 6×8
     font; a label too long for one row with its value takes two."""
@@ -108,6 +122,7 @@ class ModeSettings(ListScreen):
         super().__init__(title, [])
         self.app = app
         self.values = []
+        self.value_y = 10
         self.refresh(app)
 
     def refresh(self, app):
@@ -129,11 +144,10 @@ class ModeSettings(ListScreen):
                 spec = specs[i]
                 # the players' value, else the spec's default (session.setting without
                 # finding the spec again: its key split, its module imported, its list read)
-                values = self.app.session.values
-                value = values[spec[0]] if spec[0] in values else spec[1]
+                value = self.app.session.values.get(spec[0], spec[1])
                 value = value_name(self.module, spec[0], value)
                 lines = wrap(spec[4], _COLUMNS)
-                if len(lines[-1]) + 1 + len(value) > _COLUMNS:
+                if len(lines[-1]) + 1 + widest(self.module, spec, value) > _COLUMNS:
                     lines.append("")  # the value on a line of its own
             else:  # the device's last row: how full its flash is
                 lines = [flash_row(self.app.session.storage)]
@@ -179,6 +193,8 @@ class ModeSettings(ListScreen):
                 y += _ROW
             value = self.values[i]
             draw.small(canvas, value, 1 + (_COLUMNS - len(value)) * draw.SMALL, y - _ROW + 1, ink)
+            if i == self.cursor:
+                self.value_y = y - _ROW  # its value's line: an edit's field (EditValue)
             i += 1
         if self.top > 0:
             canvas.vline(127, 10, 4, 1)
@@ -190,4 +206,4 @@ class ModeSettings(ListScreen):
         if index >= len(self.module.SETTINGS):
             return None
         spec = self.module.SETTINGS[index]
-        return EditValue(app, spec[0], spec[4])
+        return EditValue(app, spec[0], spec[4], over=self)
