@@ -76,7 +76,8 @@ from dicepod import journal as journal_module
 # three times on a save), 96 KB runs (lowest free 384 B, in Rise of the Orks; 688 B in Tyranid
 # Attack!); at 94 KB the Battle Game's new game ends on the crash screen. The gate holds 96,
 # the goal (#11). With a settings save's MemoryError told as a toast (Session.flush):
-# lowest free 496 B, in Tyranid Attack! and Rise of the Orks.
+# lowest free 496 B, in Tyranid Attack! and Rise of the Orks. With a setting edited in place
+# on its row (EditValue over the list): 944 B, in Rise of the Orks.
 HEAP = 96 * 1024
 
 
@@ -95,7 +96,7 @@ def _play(pico, rec, mode):
 
 # dicepod's own MicroPython (hardware/micropython: the stock build with a ROMFS partition, where
 # `dicepod deploy` puts the package and MicroPython runs it in place from flash): every mode in
-# one session on the 64 KB (#11); lowest free 14,048 B (garbage included), in Rise of
+# one session on the 64 KB (#11); lowest free 13,968 B (garbage included), in Rise of
 # the Orks and the settings.
 ROMFS_HEAP = 64 * 1024
 
