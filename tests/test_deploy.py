@@ -162,6 +162,7 @@ def test_doctor_reports_each_tool_and_verb(capsys):
         assert name in out
     assert re.search(r"^sim +ready$", out, re.M), out
     assert re.search(r"^deploy +(ready|lacks Pico)$", out, re.M), out
+    assert re.search(r"^firmware +(ready|lacks stock UF2)$", out, re.M), out
     assert code == 0, out
 
 

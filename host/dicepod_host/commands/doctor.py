@@ -1,7 +1,8 @@
 """`dicepod doctor`: what is installed and what is missing, verb by verb (the MicroPython unix
 port, mpy-cross, Node and MicroPython's WebAssembly package, pyright, mpremote, a browser for the
-tests, a connected Pico). Exit 0 when everything the PC verbs need is there, 1 otherwise; a
-missing Pico or test browser is reported but not an error."""
+tests, the stock Pico firmware `dicepod firmware` and the emulated Pico start from, a connected
+Pico). Exit 0 when everything the PC verbs need is there, 1 otherwise; a missing Pico, stock
+firmware or test browser is reported but not an error."""
 
 from __future__ import annotations
 
@@ -116,6 +117,25 @@ def checks() -> list[tuple[str, bool, str, str, bool]]:
     )
 
     try:
+        import bsdiff4  # noqa: F401
+
+        has_bsdiff4 = True
+    except ImportError:
+        has_bsdiff4 = False
+    add("bsdiff4", has_bsdiff4, "installed" if has_bsdiff4 else "missing: ./dev setup", "firmware")
+    from dicepod_host.pico import find_rp2, rp2_candidates
+
+    rp2 = find_rp2()
+    where = " or ".join(str(c) for c in rp2_candidates())
+    add(
+        "stock UF2",
+        rp2,
+        str(rp2) if rp2 else f"no verified RPI_PICO-v1.28.0.uf2 + boot ROM in {where}",
+        "firmware, emulate --pico, tests (Pico)",
+        required=False,
+    )
+
+    try:
         from dicepod_host.deploy import pico_ports
 
         ports = pico_ports()
@@ -132,6 +152,7 @@ def checks() -> list[tuple[str, bool, str, str, bool]]:
 VERBS = (
     ("sim", ("npm @micropython", "mpy-cross")),
     ("deploy", ("mpy-cross", "mpremote", "Pico")),
+    ("firmware", ("bsdiff4", "stock UF2")),
     ("log, verify, export, odds", ()),
     (
         "./dev test",
