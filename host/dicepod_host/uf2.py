@@ -27,10 +27,10 @@ STOCK = {".uf2": "RPI_PICO-v1.28.0.uf2", ".elf": "RPI_PICO-v1.28.0.elf"}
 SUMS = "SHA256SUMS"  # in PATCHES: the stock files' and the results' digests
 
 
-def _sums() -> dict[str, str]:
-    """{file name: sha256 hex} from PATCHES/SHA256SUMS."""
+def read_sums(path: Path) -> dict[str, str]:
+    """{file name: sha256 hex} from a SHA256SUMS file (sha256sum's format)."""
     want = {}
-    for line in (PATCHES / SUMS).read_text().splitlines():
+    for line in Path(path).read_text().splitlines():
         parts = line.split()
         if len(parts) == 2:
             want[parts[1].lstrip("*")] = parts[0]
@@ -47,7 +47,7 @@ def make(stock: Path, out: Path, suffixes: tuple[str, ...] = (".uf2", ".elf")) -
     UserError when a stock file is missing or not the build the patches were made from."""
     import bsdiff4
 
-    want = _sums()
+    want = read_sums(PATCHES / SUMS)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for suffix in suffixes:

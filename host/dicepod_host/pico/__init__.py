@@ -142,11 +142,9 @@ def _check_rp2(folder):
     if not sums.is_file():
         problem = f"no {sums}"
     else:
-        want = {}
-        for line in sums.read_text().splitlines():
-            parts = line.split()
-            if len(parts) == 2:
-                want[parts[1].lstrip("*")] = parts[0]
+        from dicepod_host.uf2 import read_sums
+
+        want = read_sums(sums)
         for name in (UF2_NAME, ROM_NAME):
             path = folder / name
             if not path.is_file():
@@ -174,17 +172,23 @@ def firmware_files(firmware: str = "stock", rp2: Path | None = None) -> tuple[Pa
     cache = Path(tempfile.gettempdir()) / "dicepod-micropython" / digest
     names = cache / (uf2.NAME + ".uf2"), cache / (uf2.NAME + ".elf")
     if not all(n.is_file() for n in names):
-        work = Path(tempfile.mkdtemp(prefix="dicepod-micropython-"))
-        try:
-            uf2.make(folder, work)
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.rename(work, cache)  # atomic: a parallel run may have made it first
-            except OSError:
-                pass
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        _make_cache(cache, "dicepod-micropython-", lambda work: uf2.make(folder, work))
     return names
+
+
+def _make_cache(cache: Path, prefix: str, fill: Any) -> None:
+    """Make the cache folder cache: fill(work) writes a new temporary folder, which is then
+    renamed to cache (atomic: a parallel run may have made it first, and its copy stays)."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        fill(work)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(work, cache)
+        except OSError:
+            pass
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def uf2_image(data: bytes, size: int = FLASH_SIZE) -> bytearray:
@@ -286,18 +290,14 @@ def deployed_files(root: str | Path | None = None) -> dict[str, bytes]:
             return {name: (cache / "files" / name).read_bytes() for name in names}
         except (OSError, ValueError):
             pass  # a damaged cache entry: compile again
-    work = Path(tempfile.mkdtemp(prefix="dicepod-pico-mpy-"))
-    try:
+    files: dict[str, bytes] = {}
+
+    def fill(work):
         built = deploy.compile_tree(root, work / "files", progress=lambda _msg: None)
-        files = {k: Path(p).read_bytes() for k, p in built.items()}
+        files.update({k: Path(p).read_bytes() for k, p in built.items()})
         (work / "manifest.json").write_text(json.dumps(sorted(files)))
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.rename(work, cache)  # atomic: a parallel run may have made it first
-        except OSError:
-            pass
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+
+    _make_cache(cache, "dicepod-pico-mpy-", fill)
     return files
 
 
