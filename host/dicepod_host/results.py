@@ -71,6 +71,7 @@ class Result:
     winner: str | None = None  # versus: a player's name
     result: str | None = None  # co-op: "win", "draw" or "loss" (the players' side)
     scores: list[int] = field(default_factory=list)
+    rounds: int = 0  # battle: the games of the series played so far
     outcome: str = ""  # a short human sentence
     problem: str | None = None  # the first event the rules refused, if any
 
@@ -219,6 +220,7 @@ class _Battle(_Folder):
         won = game.series_winner()
         res.winner = res.players[won] if won is not None else None
         played = len(game.results)
+        res.rounds = played
         if res.finished:
             res.outcome = (
                 f"{res.winner} wins the series {max(res.scores)}-{min(res.scores)}"
@@ -349,9 +351,15 @@ def results_of(store: Any) -> list[Result]:
 
 
 def wilson(wins: float, n: int) -> tuple[float, float]:
-    """Return the 95 % Wilson score interval of a rate wins/n ((0, 1) when n is 0)."""
+    """Return the 95 % Wilson score interval of a rate wins/n ((0, 1) when n is 0): SciPy's
+    for whole wins; a draw counts half a win, for which SciPy has no form: the same formula."""
     if n <= 0:
         return 0.0, 1.0
+    if float(wins).is_integer():
+        from scipy.stats import binomtest
+
+        ci = binomtest(int(wins), n).proportion_ci(confidence_level=0.95, method="wilson")
+        return max(0.0, float(ci.low)), min(1.0, float(ci.high))
     p = wins / n
     z2 = Z95 * Z95
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
@@ -360,23 +368,34 @@ def wilson(wins: float, n: int) -> tuple[float, float]:
 
 
 def league(results: Iterable[Result]) -> dict[str, Any]:
-    """Return {"modes": {mode: [rows]}, "head_to_head": {mode: [rows]}} over finished games.
+    """Return {"modes": {mode: [rows]}, "head_to_head": {mode: [rows]}} over the games.
 
-    A row: player, played, won, drawn, lost, rate (won + drawn/2 over played) and its 95 %
-    interval; rows by rate, then games won. Head to head (versus modes): per pair of players,
-    each one's wins and the draws."""
+    A row: player, played, won, drawn, lost (finished games: a Battle Game series counts when
+    its best of three is over), rate (won + drawn/2 over played) and its 95 % interval, then
+    in_progress (the series or sessions under way, not in the rate) and games (battle: the games
+    of every series played so far); rows by rate, then games won. Head to head (versus modes):
+    per pair of players, each one's wins and the draws of finished games."""
     table: dict[str, dict[str, list[int]]] = {}
     pairs: dict[str, dict[tuple[str, str], list[int]]] = {}
     for r in results:
-        if not r.finished or r.problem or r.mode not in VERSUS + COOP:
+        if r.problem or r.mode not in VERSUS + COOP:
+            continue
+        if not r.finished:
+            if r.mode == "tests" and not sum(r.scores):
+                continue  # a session of tests without a roll-off: no contest yet
+            for p in r.players:
+                row = table.setdefault(r.mode, {}).setdefault(p, [0] * 6)
+                row[4] += 1
+                row[5] += r.rounds
             continue
         if r.mode in VERSUS:
             if r.mode == "tests" and not sum(r.scores):
                 continue  # a session of tests without a roll-off: no contest
             rows = table.setdefault(r.mode, {})
             for p in r.players:
-                row = rows.setdefault(p, [0, 0, 0, 0])
+                row = rows.setdefault(p, [0] * 6)
                 row[0] += 1
+                row[5] += r.rounds
                 if r.winner is None:
                     row[2] += 1
                 elif r.winner == p:
@@ -396,19 +415,20 @@ def league(results: Iterable[Result]) -> dict[str, Any]:
         else:
             rows = table.setdefault(r.mode, {})
             for p in r.players:
-                row = rows.setdefault(p, [0, 0, 0, 0])
+                row = rows.setdefault(p, [0] * 6)
                 row[0] += 1
                 index = {"win": 1, "draw": 2}.get(r.result or "", 3)
                 row[index] += 1
     modes_out: dict[str, list[dict[str, Any]]] = {}
     for mode, rows in table.items():
         out = []
-        for player, (played, won, drawn, lost) in rows.items():
+        for player, (played, won, drawn, lost, going, games) in rows.items():
             score = won + drawn / 2.0
             low, high = wilson(score, played)
             out.append(
                 {"player": player, "played": played, "won": won, "drawn": drawn, "lost": lost,
-                 "rate": score / played if played else 0.0, "low": low, "high": high}
+                 "rate": score / played if played else 0.0, "low": low, "high": high,
+                 "in_progress": going, "games": games}
             )  # fmt: skip
         out.sort(key=lambda row: (-row["rate"], -row["won"], row["player"]))
         modes_out[mode] = out

@@ -1,11 +1,13 @@
 """`dicepod stats`'s engine: what logged dice did, against what exact odds say they should.
 
-Shell (reads logs; charts with matplotlib). Over any set of logs (databases, JSONL or CSV
-exports; see dicepod_host.verify.load), using each game's effective events (undo applied),
-folded as the device folds them (dicepod.replay: the undo rule, the app's own events stepped
-over):
-- faces: every freshly rolled die of every mode (dicepod_host.verify.fresh_faces), counts per
-  face, Pearson's chi-square against a fair die (5 degrees of freedom) and its p-value;
+Shell (reads logs; charts with matplotlib; tail probabilities from SciPy). Over any set of
+logs (databases, JSONL or CSV exports; see dicepod_host.verify.load):
+- faces and sums: every die the random source produced (dicepod_host.verify.fresh_faces), a roll
+  later undone included, because the fairness of the dice is about every roll the device made;
+  counts per face, Pearson's chi-square against a fair die (5 degrees of freedom) and its
+  p-value, and the sums of 2..SUM_DICE dice rolled together;
+The rest uses each game's effective events (undo applied), folded as the device folds them
+(dicepod.replay: the undo rule, the app's own events stepped over):
 - Battle Game: how often a Battle Roll of six dice held each kind of scoring roll, and how often
   it was a bust, against the exact probabilities (odds module and counting multisets); busts of
   every roll and re-roll against the sum of their exact bust chances (dicepod.rules.odds.bust,
@@ -16,6 +18,7 @@ over):
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -31,6 +34,7 @@ from dicepod_host.verify import Problem, effective_pairs, fresh_faces
 FAIR_DF = 5
 SUM_DICE = 6  # sums of 2..SUM_DICE dice rolled together are compared with their exact odds
 Z95 = 1.959963984540054  # two-sided 95 %
+EVERY_ROLL = "every roll the dice made, {} dice of undone rolls included"
 
 
 def count_band(n: int, p: float) -> tuple[float, float]:
@@ -49,7 +53,9 @@ def rate_band(n: int, p: float) -> tuple[float, float]:
 
 def two_sided_p(z: float) -> float:
     """P(|Z| >= |z|) for a standard normal Z."""
-    return math.erfc(abs(z) / math.sqrt(2))
+    from scipy.stats import norm
+
+    return float(2 * norm.sf(abs(z)))
 
 
 def sum_odds(n: int) -> list[float]:
@@ -92,41 +98,6 @@ def pooled_chi_square(
 # --- exact statistics helpers ---------------------------------------------------------------
 
 
-def gammaincc(a: float, x: float) -> float:
-    """Regularized upper incomplete gamma Q(a, x) (series / continued fraction)."""
-    if x <= 0:
-        return 1.0
-    gln = math.lgamma(a)
-    if x < a + 1:
-        term = total = 1.0 / a
-        ap = a
-        for _ in range(1000):
-            ap += 1
-            term *= x / ap
-            total += term
-            if abs(term) < abs(total) * 1e-15:
-                break
-        return max(0.0, 1.0 - total * math.exp(-x + a * math.log(x) - gln))
-    tiny = 1e-300
-    b = x + 1 - a
-    c = 1 / tiny
-    d = 1 / b
-    h = d
-    for i in range(1, 1000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1) < 1e-15:
-            break
-    return min(1.0, math.exp(-x + a * math.log(x) - gln) * h)
-
-
 def chi_square(observed: Sequence[float], expected: Sequence[float]) -> float:
     """Return Pearson's chi-square of observed counts against expected counts."""
     return sum((o - e) ** 2 / e for o, e in zip(observed, expected) if e > 0)
@@ -134,7 +105,9 @@ def chi_square(observed: Sequence[float], expected: Sequence[float]) -> float:
 
 def p_value(chi2: float, df: float) -> float:
     """Return P(X >= chi2) for a chi-square variable with df degrees of freedom."""
-    return gammaincc(df / 2.0, chi2 / 2.0)
+    from scipy.stats import chi2 as chi2_dist
+
+    return float(chi2_dist.sf(chi2, df))
 
 
 def _battle_roll_odds():
@@ -162,7 +135,8 @@ class Stats:
         self.games = 0
         self.events = 0
         self.modes = {}
-        self.faces = [0] * 7  # faces[1..6]
+        self.faces = [0] * 7  # faces[1..6]: every die rolled, undone rolls included
+        self.undone_dice = 0  # of those, the dice of rolls later undone
         self.battle_rolls = 0  # six-dice Battle Rolls
         self.battle_kinds = [0] * len(scoring.KINDS)
         self.battle_roll_busts = 0
@@ -181,23 +155,28 @@ class Stats:
         game_id: int,
         mode: str,
         pairs: list[Pair],
+        rolled: list[Pair] | None = None,
     ) -> None:
-        """Add one game's effective (seq, event) pairs."""
+        """Add one game: its effective (seq, event) pairs, and every pair it logged (rolled:
+        undone ones included, for the dice; the effective ones when not given)."""
         self.games += 1
         self.events += len(pairs)
         self.modes[mode] = self.modes.get(mode, 0) + 1
         own = self.device_faces.setdefault(device, [0] * 7)
-        for _seq, event in pairs:
-            rolled = fresh_faces(mode, event)
+        effective = {seq for seq, _event in pairs}
+        for seq, event in pairs if rolled is None else rolled:
+            faces = fresh_faces(mode, event)
             good = 0
-            for face in rolled:
+            for face in faces:
                 if isinstance(face, int) and not isinstance(face, bool) and 1 <= face <= 6:
                     self.faces[face] += 1
                     own[face] += 1
                     good += 1
-            if 2 <= good == len(rolled) <= SUM_DICE:
+            if seq not in effective:
+                self.undone_dice += good
+            if 2 <= good == len(faces) <= SUM_DICE:
                 counts = self.sums.setdefault(good, {})
-                total = sum(rolled)
+                total = sum(faces)
                 counts[total] = counts.get(total, 0) + 1
         if mode == "battle":
             self._battle(device, game_id, pairs)
@@ -268,6 +247,7 @@ class Stats:
         """Return the statistics as a JSON-able dict."""
         out = {"games": self.games, "events": self.events, "modes": dict(self.modes)}
         out["faces"] = _faces(self.faces[1:])
+        out["faces"]["undone"] = self.undone_dice
         out["devices"] = {d: _faces(f[1:]) for d, f in sorted(self.device_faces.items())}
         sums = []
         for n in sorted(self.sums):
@@ -353,18 +333,19 @@ def collect(
     records: Iterable[tuple[Any, Any]], mode: str | None = None, device: str | None = None
 ) -> Stats:
     """Build Stats from verify.load() records (problems are skipped; run verify for those)."""
-    by_device = {}
+    by_device = {}  # (device, journal) -> {seq: event dict}
     for _line, obj in records:
-        if isinstance(obj, Problem):
-            continue
+        if isinstance(obj, Problem) or obj.get("type", "event") != "event":
+            continue  # a problem, or a database's head and break records
         if device is not None and obj["dev"] != device:
             continue
-        by_device.setdefault(obj["dev"], {})[obj["seq"]] = obj
+        by_device.setdefault((obj["dev"], obj.get("jid", "")), {})[obj["seq"]] = obj
     stats = Stats()
-    for dev in sorted(by_device):
+    for key in sorted(by_device):
+        dev = key[0]
         current = None  # [game id, mode, [(seq, event)]]
-        for seq in sorted(by_device[dev]):
-            obj = by_device[dev][seq]
+        for seq in sorted(by_device[key]):
+            obj = by_device[key][seq]
             event = obj["event"]
             if event[0] == "new_game":
                 _finish(stats, dev, current, mode)
@@ -378,7 +359,7 @@ def collect(
 def _finish(stats, device, current, mode):
     if current is None or (mode is not None and current[1] != mode):
         return
-    stats.add_game(device, current[0], current[1], effective_pairs(current[2]))
+    stats.add_game(device, current[0], current[1], effective_pairs(current[2]), current[2])
 
 
 # --- charts --------------------------------------------------------------------------------------
@@ -419,12 +400,13 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
         ax.set_xlabel("face")
         ax.set_ylabel("count")
         ax.set_title(
-            "Faces of n = {} dice: chi-square {:.2f} ({} df), p = {}".format(
-                faces["dice"], faces["chi_square"], faces["df"], _p(faces["p_value"])
-            )
+            "Faces of n = {} dice: chi-square {:.2f} ({} df), p = {}\n{}".format(
+                faces["dice"], faces["chi_square"], faces["df"], _p(faces["p_value"]), EVERY_ROLL
+            ).format(faces.get("undone", 0)),
+            fontsize=10,
         )
         ax.legend(loc="lower right", fontsize=8)
-        written.append(_save(fig, plt, directory / "faces.png"))
+        written.append(_save(fig, plt, directory / "faces.png", {"faces": faces}))
     sums = report.get("sums", [])
     if sums:
         fig, axes = plt.subplots(len(sums), 1, figsize=(7, 2.6 * len(sums)), squeeze=False)
@@ -439,8 +421,8 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
             )
             ax.set_ylabel("rolls")
         axes[0, 0].legend(loc="upper right", fontsize=8)
-        axes[-1, 0].set_xlabel("sum")
-        written.append(_save(fig, plt, directory / "sums.png"))
+        axes[-1, 0].set_xlabel("sum\n" + EVERY_ROLL.format(faces.get("undone", 0)))
+        written.append(_save(fig, plt, directory / "sums.png", {"sums": sums}))
     if "battle" in report and report["battle"]["battle_rolls"]:
         rows = report["battle"]["kinds"]
         fig, ax = plt.subplots(figsize=(7, 4))
@@ -462,7 +444,8 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
             fontsize=10,
         )
         ax.legend(fontsize=8)
-        written.append(_save(fig, plt, directory / "battle.png"))
+        ax.set_xlabel("moves that counted (undone ones left out)")
+        written.append(_save(fig, plt, directory / "battle.png", {"battle": report["battle"]}))
     if "tests" in report:
         rows = report["tests"]
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -475,16 +458,20 @@ def charts(report: dict[str, Any], directory: Path) -> list[Path]:
         ax.set_ylabel("success rate per die")
         ax.set_title(
             "Tests: success rate by Target Number (n = {} dice)".format(
-                sum(r["dice"]) for r in rows
+                sum(r["dice"] for r in rows)
             )
         )
         ax.legend(fontsize=8)
-        written.append(_save(fig, plt, directory / "tests.png"))
+        ax.set_xlabel("moves that counted (undone ones left out)")
+        written.append(_save(fig, plt, directory / "tests.png", {"tests": rows}))
     return written
 
 
-def _save(fig, plt, path):
+def _save(fig, plt, path, values):
+    """Save a chart with the numbers it plots as JSON in its PNG "Description" text chunk (so a
+    reader, or a test, gets the figures without reading pixels)."""
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    meta = {"Title": fig.axes[0].get_title(), "Description": json.dumps(values, default=str)}
+    fig.savefig(path, dpi=110, metadata=meta)
     plt.close(fig)
     return path

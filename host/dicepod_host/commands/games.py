@@ -50,17 +50,27 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(table, indent=2))
             return 0
         for mode, lines in sorted(table["modes"].items()):
-            print(f"{mode}: player, played, won, drawn, lost, rate (95 % interval)")
+            what = "series" if mode == "battle" else "games"
+            print(f"{mode}: player, {what} finished, won, drawn, lost, rate (95 % interval)")
             for r in lines:
+                rate = (
+                    f"{100 * r['rate']:5.1f}% ({100 * r['low']:.1f}-{100 * r['high']:.1f}%)"
+                    if r["played"]
+                    else "    -  (no finished game yet)"
+                )
+                going = ""
+                if r["in_progress"]:
+                    going = f"  + {r['in_progress']} in progress"
+                if mode == "battle":
+                    going += f"  ({r['games']} game(s) played)"
                 print(
                     f"  {r['player'][:20]:<20} {r['played']:4} {r['won']:4} {r['drawn']:4}"
-                    f" {r['lost']:4}  {100 * r['rate']:5.1f}% ({100 * r['low']:.1f}-"
-                    f"{100 * r['high']:.1f}%)"
+                    f" {r['lost']:4}  {rate}{going}"
                 )  # fmt: skip
             for h in table["head_to_head"].get(mode, ()):
                 print(f"  {h['a']} {h['a_won']} - {h['b_won']} {h['b']} ({h['drawn']} drawn)")
         if not table["modes"]:
-            print("no finished games")
+            print("no games with players yet")
         return 0
     if args.json:
         for r in rows:

@@ -39,11 +39,12 @@ function league(data) {
   for (const mode of modes) {
     const rows = data.league[mode].map((r) => [
       r.player, r.played, r.won, r.drawn, r.lost,
-      pct(r.rate) + " (95% " + pct(r.low) + "-" + pct(r.high) + ")",
+      r.played ? pct(r.rate) + " (95% " + pct(r.low) + "-" + pct(r.high) + ")" : "- (none finished yet)",
+      r.in_progress ? r.in_progress + " in progress" + (mode === "battle" ? " (" + r.games + " games played)" : "") : "",
     ]);
     const n = data.league[mode].reduce((a, r) => a + r.played, 0);
-    box.append(el("h3", {}, mode + " (n = " + n + " player-games)"));
-    box.append(table(["player", "played", "won", "drawn", "lost", "win rate"], rows, "league " + mode));
+    box.append(el("h3", {}, mode + " (n = " + n + " finished player-" + (mode === "battle" ? "series" : "games") + ")"));
+    box.append(table(["player", "played", "won", "drawn", "lost", "win rate", "under way"], rows, "league " + mode));
   }
 }
 
@@ -106,7 +107,7 @@ function dice(data) {
   box.replaceChildren();
   const f = d.faces;
   if (f.dice) {
-    box.append(chart("faces of every die rolled (n = " + f.dice + " dice)", [1, 2, 3, 4, 5, 6],
+    box.append(chart("faces of every die rolled (n = " + f.dice + " dice, " + f.undone + " of undone rolls included)", [1, 2, 3, 4, 5, 6],
       f.counts, f.counts.map(() => f.expected), f.counts.map(() => f.band),
       "chi-square " + num(f.chi_square, 2) + " (" + f.df + " df), p = " + p(f.p_value) + ": " +
       (f.fair_at_1pc ? "consistent with fair dice" : "NOT consistent with fair dice") + " at the 1% level",
@@ -116,7 +117,7 @@ function dice(data) {
     box.append(chart("sum of " + s.dice + " dice (n = " + s.rolls + " rolls)", s.sums, s.counts,
       s.exact.map((q) => q * s.rolls), s.bands,
       "exact distribution of the sum of " + s.dice + " fair dice; chi-square " + num(s.chi_square, 2) +
-      " (" + s.df + " df, sparse sums pooled), p = " + p(s.p_value), "sum" + s.dice));
+      " (" + s.df + " df, sparse sums pooled), p = " + p(s.p_value) + "; every roll the dice made, undone ones included", "sum" + s.dice));
   }
   const rows = Object.entries(d.devices).map(([dev, g]) => [dev, g.dice, ...g.counts, num(g.chi_square, 2), p(g.p_value), g.fair_at_1pc ? "fair" : (g.dice ? "NOT fair" : "-")]);
   document.getElementById("devices").replaceChildren(table(["device", "n", "1", "2", "3", "4", "5", "6", "chi-square", "p", "at 1%"], rows, "devices"));
@@ -126,7 +127,7 @@ function dice(data) {
     const k = d.battle.kinds;
     rates.append(chart("Battle Rolls holding each scoring roll (n = " + d.battle.battle_rolls + ")",
       k.map((r) => r.kind.replace(/_/g, " ")), k.map((r) => r.rate), k.map((r) => r.exact), k.map((r) => r.band),
-      "bars: logged share; line: exact chance; shaded: 95% band for n rolls. Busts over every roll and re-roll: " +
+      "moves that counted (undone ones left out). bars: logged share; line: exact chance; shaded: 95% band for n rolls. Busts over every roll and re-roll: " +
       d.battle.busts.observed + " of " + d.battle.busts.trials + ", expected " + num(d.battle.busts.expected, 1) +
       " (z = " + num(d.battle.busts.z, 2) + ")", "battle"));
   }
