@@ -131,7 +131,7 @@ def make_files(work):
         ("db_huge", "UPDATE events SET data='[" + "9" * 400 + "]' WHERE seq=5"),
         ("db_deep", "UPDATE events SET data='" + "[" * 3000 + "]" * 3000 + "' WHERE seq=5"),
         ("db_game", "UPDATE games SET mode=NULL"),
-        ("db_players", "INSERT INTO players VALUES ('d1ce0001', 'x', 'y', 5)"),
+        ("db_players", "INSERT INTO players VALUES ('d1ce0001', 7, 'x', 'y', 5)"),
         ("db_schema", "UPDATE meta SET value='99' WHERE key='schema'"),
         ("db_blob", "UPDATE events SET dev=x'00ff' WHERE seq=2"),
     ):

@@ -20,6 +20,7 @@ from dicepod_host.cli import main
 from dicepod_host.store import Store
 
 DEV = "d1ce00000000beef"
+J1, J2 = "0000000100000001", "0000000200000002"  # journal ids of a re-flashed device
 
 
 def _with_sets(events, module, values):
@@ -160,7 +161,8 @@ def test_every_mode_result_against_the_rules_fold(tmp_path, capsys):
     assert row["scores"] == [folded.dice] and row["winner"] is None
     assert all(r["problem"] is None for r in rows)
     # The league: each battle series counted once per player, wins as the records say.
-    table = results.league(results.fold_results(Store(db).events(), {(DEV, 0): ["Ada", "Bo"]}))
+    names = {(DEV, "", g): ["Ada", "Bo"] for g in (1, 2)}
+    table = results.league(results.fold_results(Store(db).events(), names))
     battle_rows = {r["player"]: r for r in table["modes"]["battle"]}
     won = [r["winner"] for r in by_mode["battle"]]
     assert battle_rows["Ada"]["played"] == 2 and battle_rows["Ada"]["won"] == won.count("Ada")
@@ -204,3 +206,140 @@ def test_export_one_game_per_row_and_real_columns(tmp_path, capsys):
     jsonl = tmp_path / "games.jsonl"
     assert main(["export", str(db), "--table", "games", "-o", str(jsonl)]) == 0
     assert [json.loads(x)["mode"] for x in jsonl.read_text().splitlines()] == ["battle", "free"]
+
+
+def _journal_lines(games, jid, dev=DEV):
+    """The protocol lines (protocol 2: with the journal id) of games journalled on a device."""
+    from dicepod import journal, protocol
+    from dicepod.drivers.memstorage import MemoryStorage
+
+    j = journal.Journal(MemoryStorage())
+    j.recover()
+    lines = []
+    for events in games:
+        for event in events:
+            lines.append(protocol.event_line(dev, j.append(700 * len(lines), event), jid))
+    return lines
+
+
+def _store_lines(db, lines):
+    with Store(db) as store:
+        for line in lines:
+            assert store.add_event(protocol_pc.parse(line)) == "new"
+
+
+def _by_game(db):
+    with Store(db, create=False) as store:
+        return {(r.journal, r.game): r for r in results.results_of(store)}
+
+
+def test_players_name_the_games_of_a_journal_logged_so_far(tmp_path, capsys):
+    """Issue 47.2: names go to games, per journal: a device re-flashed has a game 1 in each
+    journal, co-op games logged later do not take a versus game's names, --game may come
+    before the device, and an ambiguous --game is refused."""
+    db = tmp_path / "club.db"
+    old_series = _battle_series(31)
+    _store_lines(db, _journal_lines([old_series], J1))
+    assert main(["players", str(db), "--game", "1", DEV, "Ada", "Bo"]) == 0
+    assert "named 1 game(s)" in capsys.readouterr().out
+    coop = _with_sets(test_tyranid._play(23, 300)[0], tyranid, test_tyranid.CARDS)
+    new = _journal_lines([coop, _battle_series(32), loggen.free_game(9, rolls=5)], J2)
+    third = next(i for i, line in enumerate(new) if b'"game":3' in line)
+    _store_lines(db, new[:third])  # the re-flashed device's first two games
+    games = _by_game(db)
+    label = DEV[-4:]
+    assert games[(J1, 1)].players == ["Ada", "Bo"]
+    assert games[(J2, 1)].players == [f"{label}:team"]  # not the battle's names
+    assert games[(J2, 2)].players == [f"{label}:P1", f"{label}:P2"]
+    capsys.readouterr()
+    assert main(["players", str(db), DEV, "Cy", "--game", "1"]) == 1
+    assert "--journal" in capsys.readouterr().err
+    assert main(["players", str(db), DEV, "--journal", J2, "--game", "1", "Cy", "Di"]) == 0
+    assert main(["players", str(db), DEV, "Eve", "Fay"]) == 0  # the games without names
+    assert f"named 1 game(s) of {DEV}: 2 (battle) journal {J2}" in capsys.readouterr().out
+    _store_lines(db, new[third:])  # a game logged after the naming
+    games = _by_game(db)
+    assert games[(J1, 1)].players == ["Ada", "Bo"]
+    winner = battle.fold(loggen_effective(old_series)).series_winner()
+    assert games[(J1, 1)].winner == (["Ada", "Bo"][winner] if winner is not None else None)
+    assert games[(J2, 1)].players == ["Cy", "Di"]
+    assert games[(J2, 2)].players == ["Eve", "Fay"]
+    assert games[(J2, 3)].players == [f"{label}:P1"]
+    assert main(["players", str(db), DEV]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed == [
+        f"{DEV} journal {J1} game 1: Ada, Bo",
+        f"{DEV} journal {J2} game 1: Cy, Di",
+        f"{DEV} journal {J2} game 2: Eve, Fay",
+    ]
+
+
+def test_a_database_with_standing_names_is_migrated_to_names_per_game(tmp_path):
+    """A database of schema 3 with a device's standing names (game 0): they become the names of
+    the games logged then, and a game named on its own keeps its names."""
+    import sqlite3
+
+    from dicepod_host import store as store_module
+
+    db3 = tmp_path / "old3.db"
+    con = sqlite3.connect(db3)
+    for step, statements in store_module.MIGRATIONS:
+        if step <= 3:
+            for sql in statements:
+                con.execute(sql)
+    con.execute("INSERT INTO meta VALUES ('schema', '3')")
+    con.execute("INSERT INTO devices VALUES (?, NULL, 0, 0)", (DEV,))
+    for game in (1, 2):
+        con.execute("INSERT INTO games VALUES (?, '', ?, 'battle', ?, 0)", (DEV, game, game))
+    con.executemany(
+        "INSERT INTO players VALUES (?, ?, ?, ?)",
+        [(DEV, 0, 0, "Ada"), (DEV, 0, 1, "Bo"), (DEV, 2, 0, "Cy"), (DEV, 2, 1, "Di")],
+    )
+    con.commit()
+    con.close()
+    with Store(db3, create=False) as store:
+        assert store.players() == {(DEV, "", 1): ["Ada", "Bo"], (DEV, "", 2): ["Cy", "Di"]}
+    con = sqlite3.connect(db3)
+    assert con.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("4",)
+    con.close()
+
+
+def test_the_league_shows_series_in_progress(tmp_path, capsys):
+    """Issue 47.3: one game of a best of three on each of two devices: the standings show the
+    players, the games played and the series under way, marked as such."""
+    db = tmp_path / "club.db"
+    other = "d1ce00000000cafe"
+    played = {}
+    for dev, seed in ((DEV, 35), (other, 36)):
+        events = _battle_series(seed)
+        cut = next(i for i, e in enumerate(events) if e[0] == "next_game")
+        assert len(battle.fold(loggen_effective(events[:cut])).results) == 1
+        _store_lines(db, _journal_lines([events[:cut]], "", dev=dev))
+        played[dev] = events[:cut]
+    capsys.readouterr()
+    assert main(["games", str(db), "--league"]) == 0
+    out = capsys.readouterr().out
+    assert "no finished games" not in out
+    lines = [line for line in out.splitlines() if ":P" in line]
+    assert len(lines) == 4
+    for dev in (DEV, other):
+        for slot in (1, 2):
+            (line,) = [x for x in lines if x.split()[0] == f"{dev[-4:]}:P{slot}"]
+            assert line.split()[1:5] == ["0", "0", "0", "0"]
+            assert "no finished game yet" in line
+            assert "+ 1 in progress" in line and "(1 game(s) played)" in line
+    table = results.league(results.results_of(Store(db, create=False)))
+    rows = table["modes"]["battle"]
+    assert sorted(r["in_progress"] for r in rows) == [1, 1, 1, 1]
+    assert all(r["games"] == 1 and r["played"] == 0 for r in rows)
+
+
+def test_wilson_interval_is_scipys():
+    """Issue 47.7: the league's interval for whole wins is SciPy's Wilson score interval."""
+    from scipy.stats import binomtest
+
+    for wins, n in ((0, 1), (1, 1), (3, 10), (7, 9), (50, 100), (2, 40)):
+        ci = binomtest(wins, n).proportion_ci(confidence_level=0.95, method="wilson")
+        assert results.wilson(wins, n) == (float(ci.low), float(ci.high))
+    low, high = results.wilson(2.5, 5)  # a draw: half a win, the same formula
+    assert 0 < low < 0.5 < high < 1 and abs((low + high) / 2 - 0.5) < 1e-12

@@ -18,9 +18,9 @@ each (the app's own events stepped over): the device's replay. What a result hol
              the journal game; scores = (grit, reactors)
     free     solo: dice rolled; no winner; finished = another game followed
 
-Players: names kept on the PC (store.players(): a game's own, else the device's standing names),
-else "<device>:P1", "<device>:P2", ... (the last four hex digits of the device id). Co-op games
-count for every player named; a device with no names plays as "<device>:team".
+Players: names kept on the PC for each game of a journal (store.players()), else "<device>:P1",
+"<device>:P2", ... (the last four hex digits of the device id). Co-op games count for every
+player named; a game with no names plays as "<device>:team".
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ _ORKS_OUTCOMES = {
     orks.LOST_GRIT: "grit lost",
     orks.LOST_REACTORS: "reactors lost",
 }
+# Player names kept on the PC: (device, journal, game) -> names by slot (Store.players()).
+Names = dict[tuple[str, str, int], list[str]]
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
 
@@ -91,12 +93,15 @@ def _label(device: str) -> str:
     return str(device)[-4:]
 
 
-def player_names(
-    names: dict[tuple[str, int], list[str]], device: str, game: int, count: int
-) -> list[str]:
-    """Return count player names for a device's game (see the module docstring)."""
-    own = names.get((device, game)) or names.get((device, 0)) or []
-    return [own[i] if i < len(own) else f"{_label(device)}:P{i + 1}" for i in range(count)]
+def own_names(names: Names, res: Result) -> list[str]:
+    """The names kept on the PC for a result's game (of its journal), [] when none."""
+    return names.get((res.device, res.journal or "", res.game)) or []
+
+
+def player_names(names: Names, res: Result, count: int) -> list[str]:
+    """Return count player names for a result's game (see the module docstring)."""
+    own = own_names(names, res)
+    return [own[i] if i < len(own) else f"{_label(res.device)}:P{i + 1}" for i in range(count)]
 
 
 def _journal_of(obj: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -123,9 +128,7 @@ def _games(
         yield current, False
 
 
-def fold_game(
-    raw: list[Mapping[str, Any]], closed: bool, names: dict[tuple[str, int], list[str]]
-) -> list[Result]:
+def fold_game(raw: list[Mapping[str, Any]], closed: bool, names: Names) -> list[Result]:
     """Fold one game's raw event dicts into its Results (co-op modes: one per play)."""
     first = raw[0]
     data = first["event"][1]
@@ -200,11 +203,9 @@ class _Folder:
         """True when a play is under way (co-op: after a finished one, another was started)."""
         return True
 
-    def finish(self, res: Result, closed: bool, names: dict[tuple[str, int], list[str]]) -> None:
+    def finish(self, res: Result, closed: bool, names: Names) -> None:
         """Fill the result in."""
-        res.players = player_names(
-            names, res.device, res.game, len(names.get((res.device, 0), ())) or 1
-        )
+        res.players = player_names(names, res, len(own_names(names, res)) or 1)
         res.finished = closed
         dice = getattr(self.game, "dice", 0)
         res.scores = [dice] if isinstance(dice, int) else []
@@ -212,9 +213,9 @@ class _Folder:
 
 
 class _Battle(_Folder):
-    def finish(self, res: Result, closed: bool, names: dict[tuple[str, int], list[str]]) -> None:
+    def finish(self, res: Result, closed: bool, names: Names) -> None:
         game = self.game
-        res.players = player_names(names, res.device, res.game, battle.PLAYERS)
+        res.players = player_names(names, res, battle.PLAYERS)
         res.scores = list(game.totals())
         res.finished = game.series_over()
         won = game.series_winner()
@@ -244,9 +245,9 @@ class _Tests(_Folder):
             self.rolloffs += 1
         return False
 
-    def finish(self, res: Result, closed: bool, names: dict[tuple[str, int], list[str]]) -> None:
+    def finish(self, res: Result, closed: bool, names: Names) -> None:
         count = self.game.settings.get("tests.players")
-        res.players = player_names(names, res.device, res.game, count)
+        res.players = player_names(names, res, count)
         res.scores = self.wins[:count]
         res.finished = closed
         best = max(res.scores) if res.scores else 0
@@ -275,9 +276,9 @@ class _Coop(_Folder):
     def started(self) -> bool:
         return self.game.phase != self.over and self.game.phase != 0
 
-    def finish(self, res: Result, closed: bool, names: dict[tuple[str, int], list[str]]) -> None:
+    def finish(self, res: Result, closed: bool, names: Names) -> None:
         game = self.game
-        own = names.get((res.device, res.game)) or names.get((res.device, 0))
+        own = own_names(names, res)
         res.players = list(own) if own else [f"{_label(res.device)}:team"]
         code = game.result if game.phase == self.over else None
         res.finished = code is not None
@@ -302,7 +303,7 @@ class _Tyranid(_Coop):
     def side(self, code: int) -> str:
         return {tyranid.LOSS: "loss", tyranid.DRAW: "draw"}.get(code, "win")
 
-    def finish(self, res: Result, closed: bool, names: dict[tuple[str, int], list[str]]) -> None:
+    def finish(self, res: Result, closed: bool, names: Names) -> None:
         super().finish(res, closed, names)
         game = self.game
         if game.campaign and res.finished:
@@ -331,9 +332,7 @@ _FOLDERS: dict[str, type[_Folder]] = {
 }
 
 
-def fold_results(
-    events: Iterable[Mapping[str, Any]], names: dict[tuple[str, int], list[str]] | None = None
-) -> list[Result]:
+def fold_results(events: Iterable[Mapping[str, Any]], names: Names | None = None) -> list[Result]:
     """Return the Result of every game in events (by device, then seq)."""
     names = names or {}
     out: list[Result] = []

@@ -95,6 +95,25 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "PRIMARY KEY (device, journal, first))",
         ),
     ),
+    (
+        4,
+        (
+            # Player names per journal and game (issue 47): a device's standing names (game 0)
+            # named every later game, co-op ones included, and a re-flashed device's games of
+            # both journals; they become the names of the games logged when they were set.
+            "CREATE TABLE players4 (device TEXT NOT NULL, journal TEXT NOT NULL, "
+            "game INTEGER NOT NULL, slot INTEGER NOT NULL, name TEXT NOT NULL, "
+            "PRIMARY KEY (device, journal, game, slot))",
+            "INSERT INTO players4 SELECT p.device, g.journal, p.game, p.slot, p.name "
+            "FROM players p JOIN games g ON g.device = p.device AND g.game = p.game "
+            "WHERE p.game > 0",
+            "INSERT INTO players4 SELECT p.device, g.journal, g.game, p.slot, p.name "
+            "FROM players p JOIN games g ON g.device = p.device WHERE p.game = 0 AND NOT EXISTS "
+            "(SELECT 1 FROM players q WHERE q.device = p.device AND q.game = g.game)",
+            "DROP TABLE players",
+            "ALTER TABLE players4 RENAME TO players",
+        ),
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _EVENT_COLUMNS = "device, journal, seq, game, ms, kind, data, prev, crc, v, received"
@@ -365,23 +384,57 @@ class Store:
         """Return (device, journal, first, last, prev) rows of lost events."""
         return self._query("SELECT device, journal, first, last, prev FROM breaks ORDER BY 1, 2, 3")
 
-    def set_players(self, device: str, names: Sequence[str], game: int = 0) -> None:
-        """Name the players of a device (game 0: its standing names) or of one of its games."""
+    def set_players(
+        self, device: str, names: Sequence[str], game: int = 0, jid: str | None = None
+    ) -> list[tuple[str, int, str]]:
+        """Name the players of one game of a device (in journal jid, needed only when the game
+        id is in several), or with game 0 of every game of the device logged so far that has no
+        names yet (games logged later stay unnamed until named). Return the (journal, game,
+        mode) named; UserError when there is no such game or it is ambiguous."""
         names = list(names)
         if len(names) > MAX_PLAYERS:
             raise UserError(f"at most {MAX_PLAYERS} players")
         for name in names:
             if not name or len(name) > MAX_PLAYER_NAME or not name.isprintable():
                 raise UserError(f"a player's name is 1 to {MAX_PLAYER_NAME} printable characters")
+        self.flush()
         with self.errors():
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                self.db.execute("DELETE FROM players WHERE device=? AND game=?", (device, game))
-                self.db.executemany(
-                    "INSERT INTO players (device, game, slot, name) VALUES (?, ?, ?, ?)",
-                    [(device, game, slot, name) for slot, name in enumerate(names)],
-                )
+                sql = "SELECT journal, game, mode FROM games WHERE device=?"
+                args: list[Any] = [device]
+                if jid is not None:
+                    sql += " AND journal=?"
+                    args.append(jid)
+                if game:
+                    sql += " AND game=?"
+                    args.append(game)
+                else:
+                    sql += (
+                        " AND NOT EXISTS (SELECT 1 FROM players p WHERE p.device=games.device "
+                        "AND p.journal=games.journal AND p.game=games.game)"
+                    )
+                targets = [tuple(r) for r in self.db.execute(sql + " ORDER BY 1, 2", args)]
+                if game and len(targets) > 1:
+                    raise UserError(
+                        f"game {game} is in {len(targets)} journals of {device}: choose one with"
+                        " --journal ({})".format(", ".join(repr(t[0]) for t in targets))
+                    )
+                if game and not targets:
+                    raise UserError(f"no game {game} of {device}" + (
+                        f" in journal {jid!r}" if jid is not None else ""))  # fmt: skip
+                for journal_id, number, _mode in targets:
+                    self.db.execute(
+                        "DELETE FROM players WHERE device=? AND journal=? AND game=?",
+                        (device, journal_id, number),
+                    )
+                    self.db.executemany(
+                        "INSERT INTO players (device, journal, game, slot, name) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        [(device, journal_id, number, slot, n) for slot, n in enumerate(names)],
+                    )
                 self.db.execute("COMMIT")
+                return targets
             except BaseException:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
@@ -389,15 +442,15 @@ class Store:
 
     # --- reading --------------------------------------------------------------------------------
 
-    def players(self) -> dict[tuple[str, int], list[str]]:
-        """Return {(device, game): [names by slot]} (game 0: a device's standing names)."""
-        out: dict[tuple[str, int], list[str]] = {}
-        for device, game, _slot, name in self._query(
-            "SELECT device, game, slot, name FROM players ORDER BY device, game, slot"
+    def players(self) -> dict[tuple[str, str, int], list[str]]:
+        """Return {(device, journal, game): [names by slot]}."""
+        out: dict[tuple[str, str, int], list[str]] = {}
+        for device, jid, game, _slot, name in self._query(
+            "SELECT device, journal, game, slot, name FROM players "
+            "ORDER BY device, journal, game, slot"
         ):
-            out.setdefault((str(device), game if isinstance(game, int) else 0), []).append(
-                str(name)
-            )
+            key = (str(device), str(jid), game if isinstance(game, int) else 0)
+            out.setdefault(key, []).append(str(name))
         return out
 
     def devices(self) -> list[str]:
