@@ -343,3 +343,36 @@ def test_wilson_interval_is_scipys():
         assert results.wilson(wins, n) == (float(ci.low), float(ci.high))
     low, high = results.wilson(2.5, 5)  # a draw: half a win, the same formula
     assert 0 < low < 0.5 < high < 1 and abs((low + high) / 2 - 0.5) < 1e-12
+
+
+def test_csv_exports_neutralise_formula_like_cells(tmp_path, capsys):
+    """Issue 47.9: a cell a spreadsheet would run (= + - @, tab, CR first) is written as text
+    (a leading '), as the OWASP CSV-injection guidance says; numbers stay numbers."""
+    from dicepod_host.commands import export
+
+    db = _db(tmp_path, [_battle_series(41)])
+    hostile = ['=HYPERLINK("//x.io","w")', "@SUM(A1:A9)"]
+    assert main(["players", str(db), DEV, *hostile]) == 0
+    out = tmp_path / "games.csv"
+    assert main(["export", str(db), "--table", "games", "--format", "csv", "-o", str(out)]) == 0
+    (row,) = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert [row["player_1"], row["player_2"]] == ["'" + name for name in hostile]
+    for value in row.values():
+        assert not value.startswith(export.FORMULA_START), value
+    folded = battle.fold(loggen_effective(_battle_series(41)))
+    assert [int(row["score_1"]), int(row["score_2"])] == folded.totals()
+    if folded.series_winner() is not None:
+        assert row["winner"] == "'" + hostile[folded.series_winner()]
+    assert [export.cell(v) for v in ("\tx", "\rx", "+1", "-1", "a=b", -3, 2.5)] == [
+        "'\tx",
+        "'\rx",
+        "'+1",
+        "'-1",
+        "a=b",
+        -3,
+        2.5,
+    ]
+    events = tmp_path / "events.csv"
+    assert main(["export", str(db), "--format", "csv", "-o", str(events)]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(events)]) == 0

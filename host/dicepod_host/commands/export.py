@@ -11,6 +11,10 @@ the log as tables a spreadsheet opens, or as JSON Lines.
     --table games             one row per game: its result record (dicepod games): device, game,
                               play, mode, started, ended, seconds, events, finished, winner,
                               result, outcome, player_1 .. player_N, score_1 .. score_N, problem.
+
+A CSV text cell a spreadsheet would take for a formula (it begins with = + - @, a tab or a
+carriage return: a player named =HYPERLINK(...)) gets a leading ' so it stays text, as the
+OWASP CSV-injection guidance says; numbers are written as numbers.
 """
 
 from __future__ import annotations
@@ -56,6 +60,26 @@ def iso(seconds: Any) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(seconds))
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: formula-like text gets a leading quote."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+class _SafeWriter:
+    """csv.writer whose rows go through cell()."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.writer = csv.writer(out, lineterminator="\n")
+
+    def writerow(self, row: Any) -> None:
+        self.writer.writerow([cell(v) for v in row])
+
+
 def _event_line(obj: Mapping[str, Any]) -> str:
     """The protocol line of a stored event; a row no device could send is written loosely (as
     JSON with its fields as stored) so that verify names it."""
@@ -90,7 +114,7 @@ def write_events(store: Store, out: IO[str], fmt: str, device: str | None = None
     width = 0
     for obj in store.events(device):
         width = max(width, len(obj["event"][1]))
-    writer = csv.writer(out, lineterminator="\n")
+    writer = _SafeWriter(out)
     values = tuple(f"value_{i + 1}" for i in range(width))
     writer.writerow(EVENT_HEAD + values + EVENT_TAIL)
     for obj in store.events(device, received=True):
@@ -115,7 +139,7 @@ def write_games(store: Store, out: IO[str], fmt: str, device: str | None = None)
         return len(rows)
     players = max([len(r.players) for r in rows] + [0])
     scores = max([len(r.scores) for r in rows] + [0])
-    writer = csv.writer(out, lineterminator="\n")
+    writer = _SafeWriter(out)
     writer.writerow(
         GAME_HEAD
         + tuple(f"player_{i + 1}" for i in range(players))
