@@ -15,12 +15,20 @@ fast: the browser's MicroPython loads bytecode instead of compiling ~40 modules.
 are cached by content hash in build/sim-mpy/ and the cache is warmed when the server starts; a
 module mpy-cross cannot compile (or no mpy-cross at all) goes as source. bundle.json?source=1
 sends sources only.
+
+Both local servers (this one and `dicepod dash`, which reuses Handler and SimServer) are
+hardened for a machine others share: an idle connection is closed after IDLE_TIMEOUT seconds,
+at most MAX_WORKERS connections are served at once (the rest wait in the listen queue, never
+holding a file), a path with a NUL byte, a control character or more than MAX_PATH characters
+gets 400, and only a local Host name is answered (localhost or an IP address: a page elsewhere
+cannot reach this server through a DNS name rebound to 127.0.0.1).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import ipaddress
 import json
 import os
 import shutil
@@ -47,6 +55,9 @@ MP_DIR = ROOT / "node_modules" / MP_PACKAGE
 SIM_PY = ("simboard.py",)
 MPY_CACHE = ROOT / "build" / "sim-mpy"
 KEEP_SOURCE = ("main.py", "boot.py")  # run by name on a Pico: never compiled (as deploy)
+IDLE_TIMEOUT = 10.0  # seconds a connection may stay silent
+MAX_WORKERS = 32  # connections served at once
+MAX_PATH = 1024  # characters of a request path
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -173,10 +184,55 @@ def bundle(source_only: bool = False) -> bytes:
     return json.dumps(data).encode()
 
 
+def local_host(header: str | None) -> bool:
+    """True for a Host header naming this machine: localhost (or a name under .localhost) or
+    an IP address, with an optional port; no header at all (HTTP/1.0) is allowed."""
+    if header is None:
+        return True
+    host = header.strip()
+    if host.startswith("["):
+        name, _, rest = host[1:].partition("]")
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            return False
+    else:
+        name, _, port = host.partition(":")
+        if port and not port.isdigit():
+            return False
+    name = name.rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def bad_path(path: str) -> bool:
+    """True for a request path no page of ours asks for: too long, a NUL or a control byte."""
+    return len(path) > MAX_PATH or not path.isprintable() or not path.startswith("/")
+
+
 class Handler(BaseHTTPRequestHandler):
     """GET only, from the three folders above; quiet unless `verbose` is set on the server."""
 
     server_version = "dicepod-sim"
+
+    def setup(self) -> None:
+        self.timeout = getattr(self.server, "idle_timeout", IDLE_TIMEOUT)
+        super().setup()
+
+    def parse_request(self) -> bool:
+        """The request line and headers, then the path and Host checks (see the docstring)."""
+        if not super().parse_request():
+            return False
+        if bad_path(self.path):
+            self.send_error(HTTPStatus.BAD_REQUEST, "bad path")
+            return False
+        if not local_host(self.headers.get("Host")):
+            self.send_error(HTTPStatus.FORBIDDEN, "only a local Host name is served")
+            return False
+        return True
 
     def log_message(self, format: str, *args: Any) -> None:
         if getattr(self.server, "verbose", False):
@@ -192,8 +248,13 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _file(self, folder, name, cache=False):
-        path = (folder / name).resolve()
-        if path.parent != folder.resolve() or not path.is_file():
+        try:
+            path = (folder / name).resolve()
+            found = path.parent == folder.resolve() and path.is_file()
+        except (OSError, ValueError):
+            self.send_error(HTTPStatus.BAD_REQUEST, "bad path")
+            return
+        if not found:
             self.send_error(HTTPStatus.NOT_FOUND)
             return
         ctype = _TYPES.get(path.suffix, "application/octet-stream")
@@ -220,10 +281,34 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class SimServer(ThreadingHTTPServer):
-    """The simulator's HTTP server; `url` is the page's address."""
+    """The simulator's HTTP server; `url` is the page's address. A thread per connection, at
+    most `workers` at once, each connection closed after `idle_timeout` silent seconds."""
 
     daemon_threads = True
     verbose = False
+    request_queue_size = 128
+    idle_timeout = IDLE_TIMEOUT
+
+    def __init__(self, address: Any, handler: Any, workers: int = MAX_WORKERS) -> None:
+        self.slots = threading.BoundedSemaphore(workers)
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # Waits for a free worker; one stays busy at most idle_timeout per silent read.
+        if not self.slots.acquire(timeout=self.idle_timeout + 5):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
     @property
     def url(self) -> str:
