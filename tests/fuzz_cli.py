@@ -289,6 +289,34 @@ def listed(files):
         ["log", "--port", f["fifo"], "--idle-exit", "1"],
         ["log", "--port", f["hostile"], "--idle-exit", "1"],
     ]
+    # import: every odd file into a new database, a good log into every odd database.
+    for name in ("db_data5", "db_null", "db_seqx", "db_kind", "db_huge", "db_deep", "csvbig",
+                 "deep", "deepobj", "devzero", "fifo", "hostile", "csvodd", "corrupt", "foreign",
+                 "binary", "empty", "jsonl", "db"):  # fmt: skip
+        out.append(["import", f[name], "--db", f["out_new"] + ".db"])
+    for name in ("db_data5", "db_schema", "db_players", "corrupt", "foreign", "dir", "devnull",
+                 "devfull", "fifo", "text", "out_deep", "jsonl"):  # fmt: skip
+        out.append(["import", f["jsonl"], "--db", f[name]])
+    out.append(["import", f["jsonl"], f["hostile"], f["jsonl"], "--db", f["out_new"] + "2.db"])
+    # players: the options before, between and after the names; odd journals, games, names.
+    dev = "d1ce0001"
+    out += [
+        ["players", f["db"], "--game", "1", dev, "Ada", "Bo"],
+        ["players", f["db"], dev, "--game", "1", "Ada", "--journal", "", "Bo"],
+        ["players", f["db"], "--journal", "x" * 5000, dev, "Ada"],
+        ["players", f["db"], "--journal", "\x00", "--game", "1", dev, "Ada"],
+        ["players", f["db"], "--game", str(2**40), dev, "Ada"],
+        ["players", f["db"], "--game", "1", dev],
+        ["players", f["db"], "--game", "1"],
+        ["players", f["db"], dev, '=HYPERLINK("x")', "@SUM(A1)", "-1", "+1"],
+        ["players", f["db"], dev, *["p%d" % i for i in range(20)]],
+        ["players", f["db"], dev, "x" * 100000],
+        ["players", f["db"], dev, "Ada", "--", "--game"],
+        ["players", f["db_players"], dev, "Ada"],
+        ["players", f["db_players"]],
+        ["players", f["db_game"], dev, "Ada"],
+        ["players", f["db_schema"], dev, "--game", "1", "Ada"],
+    ]
     return out
 
 

@@ -48,6 +48,11 @@ def test_every_listed_case_is_in_the_fuzz(tmp_path):
         "emulate --script {} --linger 0".format(files["script_big"]),
         "emulate --script {} --linger 0".format(files["script_wait"]),
         "sim --port 99999", "sim --port -1", "log --idle-exit nan",
+        "import {} --db {}".format(files["hostile"], files["out_new"].as_posix() + ".db"),
+        "import {} --db {}".format(files["jsonl"], files["corrupt"]),
+        "import {} --db {}".format(files["jsonl"], files["fifo"]),
+        "players {} --game 1 d1ce0001 Ada Bo".format(files["db"]),
+        "players {} --journal {} d1ce0001 Ada".format(files["db"], "x" * 5000),
     ):  # fmt: skip
         assert wanted in cases, wanted
 

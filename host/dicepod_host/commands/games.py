@@ -10,7 +10,9 @@ import json
 import time
 
 from dicepod_host import results as engine
+from dicepod_host.errors import UserError
 from dicepod_host.store import Store
+from dicepod_host.verify import SQLITE_MAGIC
 
 HELP = "list the games logged, with players, winner and scores (or the league table)"
 
@@ -40,8 +42,23 @@ def selected(store: Store, device: str | None, mode: str | None) -> list[engine.
     ]
 
 
+def _database_or_hint(path: str) -> None:
+    """Refuse a JSON Lines or CSV log (a simulator download, an export), naming the import."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError:
+        return  # Store names what is wrong with the path
+    if head and head != SQLITE_MAGIC and head.lstrip()[:1] in (b"{", b"v", b"d"):
+        raise UserError(
+            f"{path} is a log file, not a database: add it to one with"
+            f" `dicepod import {path} --db DB`, then list that"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the games (or the league); return 0."""
+    _database_or_hint(args.db)
     with Store(args.db, create=False) as store:
         rows = selected(store, args.device, args.mode)
     if args.league:
