@@ -85,6 +85,8 @@ class Ingest:
         self.pending = 0  # events stored since the last commit
         self.last_event = clock()  # when the last event line arrived (for idle_exit)
         self.counts: dict[str, int] = dict.fromkeys(_COUNTS, 0)
+        # Events each journal lost to flash damage: {key: {first seq: how many}} (break lines).
+        self.lost: dict[tuple[str, str], dict[int, int]] = {}
 
     # --- connection -----------------------------------------------------------------------------
 
@@ -167,6 +169,7 @@ class Ingest:
             # Events the device lost to flash damage: stored as such, and as far as the
             # back-fill is concerned they are there (it will never get them).
             self.store.add_break(obj)
+            self.lost.setdefault(key, {})[obj["from"]] = obj["to"] - obj["from"] + 1
             state = self._state(key)
             for seq in range(obj["from"], obj["to"] + 1):
                 self._have(state, seq)
