@@ -286,7 +286,7 @@ def test_live_and_plain_views(tmp_path, capsys):
     _storage, lines = loggen.build([loggen.battle_game(8, 4)])
     ingest, store, _clock = _ingest(tmp_path, "v.db")
     screen = io.StringIO()
-    view = log_verb.LiveView("/dev/pts/99", "v.db", console=Console(file=screen, width=100))
+    view = log_verb.RawView("/dev/pts/99", "v.db", console=Console(file=screen, width=100))
     plain = log_verb.PlainView()
     ingest.on_event = lambda obj: (view.event(obj), plain.event(obj))
     ingest.feed(b"".join(lines) + b"garbage\n")

@@ -177,7 +177,7 @@ class LiveView:
         for name in ("device", "mode", "players", "score / state", "last roll", "events",
                      "problems"):  # fmt: skip
             table.add_column(name)
-        ports = list(logger.ports.values()) if logger is not None else []
+        ports = list(getattr(logger, "ports", {}).values())
         known = {}
         for port in ports:
             for key, dev in port.ingest.devices.items():
