@@ -73,6 +73,9 @@ def test_dashboard_live_in_chromium(tmp_path):
             faces = page.inner_text("#faces")
             stats_faces = dash.data(Store(db, create=False))["dice"]["faces"]
             assert "n = %d dice" % stats_faces["dice"] in faces and "chi-square" in faces
+            # every roll counts for the dice, undone ones too, and the chart says so
+            assert "%d of undone rolls included" % stats_faces["undone"] in faces
+            assert stats_faces["undone"] > 0
             assert page.locator("#faces rect.band").count() == 6
             assert page.locator("#sum6 rect.bar").count() == 31  # sums 6..36
             assert "n = " in page.inner_text("#sum6")
