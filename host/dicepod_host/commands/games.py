@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 from dicepod_host import results as engine
@@ -45,10 +46,12 @@ def selected(store: Store, device: str | None, mode: str | None) -> list[engine.
 def _database_or_hint(path: str) -> None:
     """Refuse a JSON Lines or CSV log (a simulator download, an export), naming the import."""
     try:
+        if not os.path.isfile(path):
+            return  # Store names what is wrong with the path
         with open(path, "rb") as f:
             head = f.read(16)
-    except OSError:
-        return  # Store names what is wrong with the path
+    except (OSError, ValueError):
+        return
     if head and head != SQLITE_MAGIC and head.lstrip()[:1] in (b"{", b"v", b"d"):
         raise UserError(
             f"{path} is a log file, not a database: add it to one with"
