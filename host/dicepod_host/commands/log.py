@@ -76,7 +76,7 @@ class _Journal:
     """What the live view knows of one device's journal: its current game's events."""
 
     def __init__(self) -> None:
-        self.game: list[dict[str, Any]] = []  # the current game's events, from its new_game
+        self.game: list[Any] = []  # the current game's event dicts, from its new_game
         self.last_roll = ""
         self.result: Any = None  # the current game folded (dicepod_host.results.Result)
         self.dirty = False
@@ -123,7 +123,7 @@ class LiveView:
             state.last_roll = " ".join(str(f) for f in faces)
         state.dirty = True
 
-    def _earlier(self, key: tuple[str, str], game: int) -> list[dict[str, Any]]:
+    def _earlier(self, key: tuple[str, str], game: int) -> list[Any]:
         """The stored events of a game that began before this run (read on the side)."""
         try:
             with Store(self.db, create=False) as reader:
@@ -143,9 +143,9 @@ class LiveView:
         except Exception:  # a game the rules refuse is verify's to name: the row shows no score
             state.result = None
 
-    def update(self, logger: Any) -> None:
-        """Redraw at most a few times a second."""
-        self.logger = logger
+    def update(self, ingest: Any) -> None:
+        """Redraw at most a few times a second (ingest: the Logger)."""
+        self.logger = ingest
         now = time.monotonic()
         if now - self.last_draw >= 0.25:
             self.last_draw = now

@@ -25,7 +25,9 @@ class _Intermixed(argparse.ArgumentParser):
 
     _mixing = False
 
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+    def parse_known_args(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self, args: Any = None, namespace: Any = None
+    ) -> Any:
         if self._mixing:
             return super().parse_known_args(args, namespace)
         self._mixing = True

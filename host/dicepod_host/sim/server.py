@@ -219,8 +219,8 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "dicepod-sim"
 
     def setup(self) -> None:
-        self.timeout = getattr(self.server, "idle_timeout", IDLE_TIMEOUT)
         super().setup()
+        self.connection.settimeout(getattr(self.server, "idle_timeout", IDLE_TIMEOUT))
 
     def parse_request(self) -> bool:
         """The request line and headers, then the path and Host checks (see the docstring)."""
