@@ -29,7 +29,11 @@ def _text(report):
     lines = ["{} game(s), {} event(s)".format(report["games"], report["events"])]
     faces = report["faces"]
     if faces["dice"]:
-        lines.append("faces ({} dice):".format(faces["dice"]))
+        lines.append(
+            "faces ({} dice: every roll the dice made, {} of undone rolls included):".format(
+                faces["dice"], faces.get("undone", 0)
+            )
+        )
         for face, count in enumerate(faces["counts"], 1):
             lines.append(
                 "  {}: {:6d}  ({:.1f}%)".format(face, count, 100.0 * count / faces["dice"])
