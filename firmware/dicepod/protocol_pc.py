@@ -15,6 +15,13 @@ from dicepod.protocol import COMMANDS, VERSION, _crc, _event_prefix, _finish
 
 # Longest device line the PC accepts (an event with 32 values is about 300 bytes).
 MAX_LINE = 1024
+# Bounds of the numbers a device sends: a journal holds far fewer than 2^32 events, its clock
+# counts milliseconds since boot (2^42 ms: 139 years), a ping token and a Unix time fit 2^40.
+MAX_SEQ = 4294967295
+MAX_MS = 4398046511104
+MAX_NUMBER = 1099511627776
+# The longest firmware version a hello line carries.
+_MAX_FW = const(32)
 _HEX = const("0123456789abcdef")
 
 
@@ -45,6 +52,13 @@ def _is_hash(value):
 
 def _is_int(value):
     return isinstance(value, int) and type(value) is not bool
+
+
+def _bounded(obj, key, low, high):
+    """Raise ValueError unless obj[key] is an int in low..high."""
+    value = obj.get(key)
+    if not _is_int(value) or not low <= value <= high:
+        raise ValueError("bad %s" % key)
 
 
 def _is_dev(value):
@@ -87,16 +101,33 @@ def parse(line):
     kind = obj.get("type")
     if kind == "event":
         return check_event_dict(obj)
+    # Every number is bounded and every field checked: the logger acknowledges and loops by
+    # these lines, so one forged or garbled line must not reach it.
     if kind in ("hello", "pong", "end", "repl"):
-        if not _is_int(obj.get("seq")) or obj["seq"] < 0:
-            raise ValueError("bad seq")
+        _bounded(obj, "seq", 0, MAX_SEQ)
+        if kind == "hello":
+            fw = obj.get("fw")
+            if not isinstance(fw, str) or len(fw) > _MAX_FW or fw.strip(journal.NAME_CHARS):
+                raise ValueError("bad fw")
+            if not _is_hash(obj.get("head")):
+                raise ValueError("bad head")
+        if kind in ("hello", "pong"):
+            _bounded(obj, "ms", 0, MAX_MS)
+        if kind == "pong":
+            _bounded(obj, "token", 0, MAX_NUMBER)
     elif kind == "break":
-        for key in ("from", "to"):
-            if not _is_int(obj.get(key)) or obj[key] < 1:
-                raise ValueError("bad %s" % key)
+        _bounded(obj, "from", 1, MAX_SEQ)
+        _bounded(obj, "to", 0, MAX_SEQ)  # (to = from - 1: damage that cost no event)
         if obj["to"] < obj["from"] - 1 or not _is_hash(obj.get("prev")):
             raise ValueError("bad break")
-    elif kind not in ("time", "error"):
+    elif kind == "time":
+        _bounded(obj, "ms", 0, MAX_MS)
+        _bounded(obj, "epoch", 0, MAX_NUMBER)
+    elif kind == "error":
+        message = obj.get("error")
+        if not isinstance(message, str) or len(message) > 64:
+            raise ValueError("bad error")
+    else:
         raise ValueError("unknown line type")
     obj["jid"] = obj.get("jid", "")
     return obj

@@ -59,6 +59,10 @@ class _Device:
         self.fill_have = -1  # `have` when the last `since` was sent
         self.missing = 0  # events the device could not send (its journal lacks them)
         self.acked = 0  # `have` when the device was last told (`ack N`) what is stored
+        # Break lines waiting for their proof, the event they resume at: {to + 1: (from, prev)};
+        # and the proven ones above a gap: {from: to}.
+        self.resume: dict[int, tuple[int, str]] = {}
+        self.jumps: dict[int, int] = {}
 
 
 class Ingest:
@@ -167,12 +171,14 @@ class Ingest:
             self._fill_end(key, obj["seq"])
         elif kind == "break":
             # Events the device lost to flash damage: stored as such, and as far as the
-            # back-fill is concerned they are there (it will never get them).
+            # back-fill is concerned they are there (it will never get them) once the event the
+            # chain resumes at is stored with the break's prev: a line without that proof never
+            # moves what the logger acknowledges.
             self.store.add_break(obj)
             self.lost.setdefault(key, {})[obj["from"]] = obj["to"] - obj["from"] + 1
             state = self._state(key)
-            for seq in range(obj["from"], obj["to"] + 1):
-                self._have(state, seq)
+            if obj["to"] >= obj["from"]:
+                state.resume[obj["to"] + 1] = (obj["from"], obj["prev"])
         elif kind == "error":
             self.counts["device_errors"] += 1
 
@@ -189,12 +195,38 @@ class Ingest:
     def _have(self, state, seq):
         if seq == state.have + 1:
             state.have = seq
-            above = state.above
-            while state.have + 1 in above:
-                state.have += 1
-                above.discard(state.have)
+            self._absorb(state)
         elif seq > state.have:
             state.above.add(seq)
+
+    def _absorb(self, state):
+        """Move `have` up over the stored seqs and proven breaks that continue it."""
+        above, jumps = state.above, state.jumps
+        while True:
+            if state.have + 1 in above:
+                state.have += 1
+                above.discard(state.have)
+                continue
+            starts = [first for first in jumps if first <= state.have + 1]
+            if not starts:
+                return
+            for first in starts:
+                state.have = max(state.have, jumps.pop(first))
+            for seq in [seq for seq in above if seq <= state.have]:
+                above.discard(seq)
+
+    def _proven(self, state, obj):
+        """A stored event that a waiting break line resumes at (its prev the break's): the
+        events the break names count as held."""
+        first, prev = state.resume.get(obj["seq"], (0, ""))
+        if not first or obj["prev"] != prev:
+            return
+        del state.resume[obj["seq"]]
+        if first <= state.have + 1:
+            state.have = max(state.have, obj["seq"] - 1)
+            self._absorb(state)
+        else:
+            state.jumps[first] = obj["seq"] - 1
 
     def acknowledge(self) -> None:
         """After a flush: tell the device on the port what of its journal is stored (it may
@@ -223,6 +255,8 @@ class Ingest:
             self._have(state, seq)
             if self.on_event:
                 self.on_event(obj)
+        if result != "conflict" and state.resume:
+            self._proven(state, obj)
         self._want_fill(key, state)
 
     def _seen_top(self, key, seq):
