@@ -1,5 +1,6 @@
 """`dicepod sim`: serve the browser simulator (the real firmware on MicroPython's WebAssembly
-port) on a local address and print it; --open also opens a browser when there is a display."""
+port) on a local address and print it; --open also opens a browser when there is a display.
+`dicepod sim --export DIR` writes the simulator as a folder that needs no server (sim/export.py)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--open", action="store_true", help="open the page in a browser (when there is a display)"
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument(
+        "--export",
+        metavar="DIR",
+        help="write the simulator to DIR instead of serving it: open DIR/index.html from a"
+        " file or any static web host, offline",
+    )
 
 
 def has_display() -> bool:
@@ -49,8 +56,25 @@ def open_browser(url: str) -> bool:
         return False
 
 
+def export(folder: str) -> int:
+    """Write the exported simulator and print its files and size."""
+    from pathlib import Path
+
+    from dicepod_host.sim.export import export as write
+
+    sizes = write(Path(folder))
+    total = sum(sizes.values())
+    print(f"exported the simulator to {folder}: {len(sizes)} files, {total:,} bytes", flush=True)
+    for name, size in sizes.items():
+        print(f"  {name:<16} {size:>10,} bytes")
+    print(f"open {Path(folder) / 'index.html'} in a browser: no server, no network")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    """Serve until Ctrl-C."""
+    """Serve until Ctrl-C (or write the export and return)."""
+    if args.export:
+        return export(args.export)
     from dicepod_host.sim import server as sim_server
 
     server = sim_server.make_server(args.host, args.port)

@@ -17,6 +17,9 @@ const PANEL_ROWS = 2000; // rows kept in the USB panel (the download keeps every
 const HEAP_BYTES = 512 * 1024; // a Pico has ~190 KB; this port collects only between JS calls
 
 const params = new URLSearchParams(location.search);
+// `dicepod sim --export` puts the firmware and the WebAssembly in the page (dicepod-data.js):
+// a page opened from file:// may fetch nothing.
+const EXPORTED = window.dicepodExport || null;
 const SEED = params.has("seed") ? Number(params.get("seed")) >>> 0 : null;
 const PREFIX = SEED === null ? "dicepod.sim." : `dicepod.sim.seed${SEED}.`;
 
@@ -438,16 +441,19 @@ async function boot() {
   const [mp, bundle] = await Promise.all([
     loadMicroPython({
       heapsize: HEAP_BYTES,
+      url: EXPORTED?.wasm, // an exported page carries the WebAssembly as a data: URL
       stdout: (line) => {
         stdoutLines.push(line);
         console.log(line);
       },
       stderr: (line) => console.warn(line),
     }).then((m) => (mark("micropython"), m)),
-    fetch(params.has("source") ? "bundle.json?source=1" : "bundle.json").then((r) => {
-      if (!r.ok) throw new Error(`bundle.json: HTTP ${r.status}`);
-      return r.json().then((b) => (mark("bundle"), b));
-    }),
+    EXPORTED
+      ? Promise.resolve(EXPORTED.bundle).then((b) => (mark("bundle"), b))
+      : fetch(params.has("source") ? "bundle.json?source=1" : "bundle.json").then((r) => {
+          if (!r.ok) throw new Error(`bundle.json: HTTP ${r.status}`);
+          return r.json().then((b) => (mark("bundle"), b));
+        }),
   ]);
   const FS = mp.FS;
   const write = (root, files) => {
