@@ -20,6 +20,10 @@ files). `--blank` makes a new flash with MicroPython alone, as after copying the
 firmware that shows nothing at boot gets what it printed (its traceback) on this terminal, and
 the device stays on at its REPL (exit code 1).
 
+`--show` draws the live display in this terminal, redrawn in place as it changes: half blocks
+(128x32 characters) on a terminal 130 columns wide, braille (64x16) on a narrower one, or as
+`--show blocks|braille` says.
+
 Killing it (Ctrl-C, TERM, HUP, even KILL) stops the device with it: its child gets SIGKILL when
 this process dies, as a Pico loses power with its cable.
 """
@@ -33,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tty
 from pathlib import Path
@@ -122,6 +127,110 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--device-id", metavar="HEX", type=_device_id, help="the device's id (16 hex digits)"
     )
     parser.add_argument("--link", metavar="PATH", help="make PATH a symlink to the pty")
+    parser.add_argument(
+        "--show",
+        nargs="?",
+        const="auto",
+        choices=("auto", "blocks", "braille"),
+        help="draw the live display in this terminal: half blocks (130 columns) or braille"
+        " (80 columns); default auto: by the terminal's width",
+    )
+
+
+# --- the display in the terminal (--show) -------------------------------------------------------
+
+SHOW_EVERY_S = 0.1  # how often the view looks for a new frame
+
+
+class ScreenView:
+    """The OLED drawn in a terminal (oled_decode.half_blocks or braille) inside a frame, at
+    the top of the screen: each change redraws it in place, lines printed below stay."""
+
+    def __init__(self, out, style="auto", title="dicepod"):
+        if style == "auto":
+            style = "blocks" if shutil.get_terminal_size().columns >= 130 else "braille"
+        self.out = out
+        self.style = style
+        self.title = title
+        self.shown = None
+        self.lock = threading.Lock()
+
+    def render(self, image, on=True, contrast=255):
+        """Return the view's lines (frame included) for one state of the display."""
+        from dicepod_host.fakeboard import oled_decode
+
+        draw = oled_decode.half_blocks if self.style == "blocks" else oled_decode.braille
+        rows = draw(image if on else bytes(len(image)))
+        width = len(rows[0])
+        state = "display off: press a button" if not on else "contrast %d" % contrast
+        top = "\u250c\u2500 %s " % self.title[: width - 4]
+        bottom = "\u2514\u2500 %s " % state
+        return (
+            [top + "\u2500" * (width + 1 - len(top)) + "\u2510"]
+            + ["\u2502" + row + "\u2502" for row in rows]
+            + [bottom + "\u2500" * (width + 1 - len(bottom)) + "\u2518"]
+        )
+
+    def draw(self, image, on=True, contrast=255):
+        """Redraw when the display changed; return True when it did."""
+        key = (bytes(image), bool(on), contrast)
+        with self.lock:
+            if key == self.shown:
+                return False
+            first = self.shown is None
+            self.shown = key
+            lines = self.render(image, on, contrast)
+            # Home, then the view; the first time the screen is cleared below it too.
+            self.out.write(("\x1b[H\x1b[2J" if first else "\x1b[H") + "\n".join(lines) + "\n")
+            if first:
+                self.out.write("\n")
+            self.out.flush()
+            return True
+
+
+def _show(view, read, stop):
+    """Draw read() (image, on, contrast) every SHOW_EVERY_S until stop is set."""
+    while not stop.wait(SHOW_EVERY_S):
+        try:
+            state = read()
+        except Exception:  # a frame caught mid-write or a device going away: the next one
+            continue
+        if state is not None:
+            view.draw(*state)
+
+
+def _start_view(args, read, title):
+    """Start the terminal view thread when --show asks; return its stop(final=True) function."""
+    if not args.show:
+        return lambda: None
+    view = ScreenView(sys.stdout, args.show, title)
+    stop = threading.Event()
+    thread = threading.Thread(target=_show, args=(view, read, stop), daemon=True)
+    thread.start()
+
+    def finish():
+        stop.set()
+        thread.join()
+        try:
+            state = read()
+        except Exception:
+            state = None
+        if state is not None:
+            view.draw(*state)
+
+    return finish
+
+
+def _read_screen_file(path):
+    """The unix-port emulator's display file (emulate_main.dump_screen): on, contrast, image."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if len(data) != 2 + 1024:
+        return None
+    return data[2:], bool(data[0]), data[1]
 
 
 def _heap(text):
@@ -286,8 +395,6 @@ def _run_pico(args):
 
 def _play_pico(args, board, steps):
     """Boot to the first frame, play the steps at the pins, linger; return the exit code."""
-    from dicepod_host.fakeboard.emulate_main import NAMES
-
     print("port: %s" % board.usb_port, flush=True)
     failed = False
     if args.blank:
@@ -311,6 +418,20 @@ def _play_pico(args, board, steps):
             )
             failed = True
             steps = []
+    finish_view = _start_view(
+        args,
+        lambda: (board.frame(), board.oled.on, board.oled.contrast),
+        "dicepod emulate --pico  port %s" % board.usb_port,
+    )
+    try:
+        return _drive_pico(args, board, steps, failed)
+    finally:
+        finish_view()
+
+
+def _drive_pico(args, board, steps, failed):
+    """Press the steps at the pins in real time, linger, halt; return the exit code."""
+    from dicepod_host.fakeboard.emulate_main import NAMES
     from dicepod_host.pico import SETTLE_NS
 
     board.go(realtime=True)
@@ -387,6 +508,11 @@ def _run_unix(args):
     env["DICEPOD_FAKE_TICKS"] = "0"
     if args.device_id:
         env["DICEPOD_FAKE_UID"] = args.device_id
+    screen = None
+    if args.show:
+        screen_dir = tempfile.mkdtemp(prefix="dicepod-screen-")
+        screen = os.path.join(screen_dir, "screen")
+        env["DICEPOD_FAKE_SCREEN"] = screen
     master, slave = os.openpty()
     tty.setraw(slave)
     tty.setraw(master)
@@ -410,7 +536,13 @@ def _run_unix(args):
             _link(name, args.link)
             linked = args.link
         print("port: %s" % name, flush=True)
-        return child.wait()
+        finish_view = _start_view(
+            args, lambda: _read_screen_file(screen), "dicepod emulate  port %s" % name
+        )
+        try:
+            return child.wait()
+        finally:
+            finish_view()
     except KeyboardInterrupt:
         return 0
     finally:
@@ -431,6 +563,8 @@ def _run_unix(args):
                 pass
         if temp:
             shutil.rmtree(temp, ignore_errors=True)
+        if screen:
+            shutil.rmtree(os.path.dirname(screen), ignore_errors=True)
 
 
 def _link(target, path):

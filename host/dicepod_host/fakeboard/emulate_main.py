@@ -52,15 +52,33 @@ class Emulator:
         self.app.start()
         self.pace_ms = pace_ms
         self.presses = 0
+        # `dicepod emulate --show` reads the display from this file (on, contrast, image).
+        self.screen = machine._env("DICEPOD_FAKE_SCREEN", None)
+        self.shown = None
 
     def tick(self, ms, real=False):
         """Run the app for ms of virtual time (really sleeping when real)."""
         while ms > 0:
             self.machine.FAKE_CLOCK.advance(_TICK_MS)
             self.app.tick(_TICK_MS)
+            if self.screen:
+                self.dump_screen()
             if real:
                 time.sleep_ms(_TICK_MS)  # type: ignore[attr-defined]
             ms -= _TICK_MS
+
+    def dump_screen(self):
+        """Write the display to self.screen when it received anything (whole, then renamed)."""
+        import os
+
+        oled = self.machine.BUSES[0].devices.get(self.machine.OLED_ADDRESS)
+        if oled is None or (oled.data_bytes, oled.command_bytes) == self.shown:
+            return
+        self.shown = (oled.data_bytes, oled.command_bytes)
+        with open(self.screen + ".part", "wb") as f:
+            f.write(bytes((1 if oled.on else 0, oled.contrast)))
+            f.write(oled.image())
+        os.rename(self.screen + ".part", self.screen)
 
     def press(self, index, long=False):
         """Press button index (0 UP, 1 DOWN, 2 OK, 3 BACK), release it, let the app settle."""

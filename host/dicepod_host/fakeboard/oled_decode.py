@@ -253,3 +253,47 @@ def decode(transactions, controller="ssd1306", addr=0x3C):
         if to == addr:
             oled.write(data)
     return oled
+
+
+# The terminal view (`dicepod emulate --show`) ---------------------------------------------------
+
+_UPPER = "\u2580"  # upper half block: the top pixel of the pair lit
+_LOWER = "\u2584"  # lower half block: the bottom pixel lit
+_FULL = "\u2588"  # both
+
+
+def _lit(image, x, y):
+    return image[(y >> 3) * _WIDTH + x] >> (y & 7) & 1
+
+
+def half_blocks(image):
+    """Return a MONO_VLSB image as 32 lines of 128 characters, two pixel rows to a character
+    (' ', upper half, lower half or full block): the terminal view on a wide terminal."""
+    chars = (" ", _UPPER, _LOWER, _FULL)
+    lines = []
+    for y in range(0, _HEIGHT, 2):
+        lines.append(
+            "".join(chars[_lit(image, x, y) | _lit(image, x, y + 1) << 1] for x in range(_WIDTH))
+        )
+    return lines
+
+
+# Bit of each dot of a braille cell (2 wide, 4 high), by (dx, dy): Unicode's dot numbering.
+_BRAILLE = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
+
+
+def braille(image):
+    """Return a MONO_VLSB image as 16 lines of 64 braille characters, 2x4 pixels to a
+    character: the terminal view on an 80-column terminal."""
+    lines = []
+    for y in range(0, _HEIGHT, 4):
+        row = []
+        for x in range(0, _WIDTH, 2):
+            bits = 0
+            for dx in (0, 1):
+                for dy in range(4):
+                    if _lit(image, x + dx, y + dy):
+                        bits |= _BRAILLE[dx][dy]
+            row.append(chr(0x2800 + bits))
+        lines.append("".join(row))
+    return lines
