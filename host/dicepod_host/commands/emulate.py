@@ -41,6 +41,7 @@ import threading
 import time
 import tty
 from pathlib import Path
+from typing import Any
 
 import dicepod
 from dicepod_host import bounds, fakeboard
@@ -146,7 +147,7 @@ class ScreenView:
     """The OLED drawn in a terminal (oled_decode.half_blocks or braille) inside a frame, at
     the top of the screen: each change redraws it in place, lines printed below stay."""
 
-    def __init__(self, out, style="auto", title="dicepod"):
+    def __init__(self, out: Any, style: str = "auto", title: str = "dicepod") -> None:
         if style == "auto":
             style = "blocks" if shutil.get_terminal_size().columns >= 130 else "braille"
         self.out = out
@@ -155,7 +156,7 @@ class ScreenView:
         self.shown = None
         self.lock = threading.Lock()
 
-    def render(self, image, on=True, contrast=255):
+    def render(self, image: bytes, on: bool = True, contrast: int = 255) -> list[str]:
         """Return the view's lines (frame included) for one state of the display."""
         from dicepod_host.fakeboard import oled_decode
 
@@ -171,7 +172,7 @@ class ScreenView:
             + [bottom + "\u2500" * (width + 1 - len(bottom)) + "\u2518"]
         )
 
-    def draw(self, image, on=True, contrast=255):
+    def draw(self, image: bytes, on: bool = True, contrast: int = 255) -> bool:
         """Redraw when the display changed; return True when it did."""
         key = (bytes(image), bool(on), contrast)
         with self.lock:
