@@ -251,8 +251,9 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
     flash are checked with mpremote's sha256sum and read back from the flash image host-side,
     and after a power cycle main.py boots into the app, which resumes the player's game with
     the pixels CPython draws for that journal. On dicepod's MicroPython (a ROMFS partition:
-    hardware/micropython) the package goes into the partition and the old one on the file
-    system goes; deploying again finds the partition up to date."""
+    hardware/micropython) the package and main.py (as /rom/m, which that build runs) go into
+    the partition and the old ones on the file system go; deploying again finds the partition
+    up to date."""
     from app_board import Board, LineStorage, press
     from pico_support import diff_image, need_pico
 
@@ -287,7 +288,6 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
     real_deploy = deploy.deploy
     monkeypatch.setattr(deploy, "deploy", lambda port, **kw: real_deploy(port, timeout=120, **kw))
     expected = deploy.compile_tree(deploy.firmware_root(), tmp_path / "build", lambda t: 0)
-    package = {k: p.read_bytes() for k, p in expected.items() if k.startswith("dicepod/")}
     with Pico(flash=str(image), deploy=False, files=old, firmware=firmware) as pico:
         with pico.running(realtime=True):
             code = main(["deploy", "--port", pico.usb_port])
@@ -296,15 +296,15 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
             if rom:
                 assert "board: MicroPython 1.28.0, ROMFS partition of 192 KB" in printed.out
                 assert "into the ROMFS partition" in printed.out, printed.out
-                # the old package's two files and its folder: /dicepod would shadow /rom
-                assert "removing 3 stale files" in printed.out, printed.out
+                # the old package's two files, its folder (it would shadow /rom) and main.py
+                assert "removing 4 stale files" in printed.out, printed.out
                 assert "the package written into ROMFS" in printed.out, printed.out
             else:
                 assert "board: MicroPython 1.28.0 (no ROMFS partition" in printed.out
                 assert "removing 2 stale files" in printed.out, printed.out  # old_module, __init__
             # The board's own SHA-256 of two files (deploy checked every file's the same way;
             # the flash image below is compared byte for byte).
-            checked = ("main.py", ("rom/" if rom else "") + "dicepod/app.mpy")
+            checked = ("rom/m", "rom/dicepod/app.mpy") if rom else ("main.py", "dicepod/app.mpy")
             # The app runs now (Ctrl-C is off while it does): it hands the line over first.
             assert deploy.hand_over(pico.usb_port, timeout=30)
             out = mpremote(pico.usb_port, "sha256sum", ":/" + checked[0], "+", "sha256sum",
@@ -315,11 +315,12 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
                 printed = capsys.readouterr()
                 assert code == 0, printed.err + printed.out
                 assert "the ROMFS partition holds this firmware already" in printed.out
-                assert "1 files already up to date" in printed.out, printed.out
+                assert "[1/" not in printed.out and "removing" not in printed.out
                 assert "ROMFS" not in printed.out.splitlines()[-1]
         on_board = dict(re.findall(r"sha256sum :/(\S+)\n([0-9a-f]{64})", out.stdout))
+        want_files = deploy.romfs_files(expected) if rom else {}
         for rel in checked:
-            local = expected[rel.removeprefix("rom/")].read_bytes()
+            local = want_files[rel[4:]] if rom else expected[rel].read_bytes()
             assert on_board[rel] == hashlib.sha256(local).hexdigest(), rel
         # What reached the flash itself: the deployed tree, the journal kept, nothing stale.
         pico.power_cut()
@@ -330,22 +331,25 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
         assert "dicepod/old_module.py" not in files
         assert not [k for k in files if k.endswith(".py") and k != "main.py"]
         for rel, path in expected.items():
-            if rom and rel in package:
+            if rom:
                 assert rel not in files, rel
             else:
                 assert files[rel] == path.read_bytes(), rel
-        if rom:  # the partition holds the package's image, as mpremote wrote it
-            want_rom = deploy.romfs_image(package)
+        if rom:  # the partition holds the package's image and main.py, as mpremote wrote it
+            want_rom = deploy.romfs_image(want_files)
             assert flash[ROMFS_OFFSET : ROMFS_OFFSET + len(want_rom)] == want_rom
         pico.power_on()
         pico.run_until_frame(max_ms=10_000)
         assert pico.frame() == want_frame, diff_image(pico.frame(), want_frame)
 
 
-def test_dicepod_firmware_writes_the_patched_uf2_and_refuses_another_stock(tmp_path, capsys):
-    """`dicepod firmware`: the stock UF2 + hardware/micropython's patch = the UF2 SHA256SUMS
-    names (dicepod's build, a ROMFS partition in it); a stock file that is not the one the
-    patch was made from is refused with what to do instead."""
+def test_dicepod_micropython_is_the_patched_stock_build_and_another_stock_is_refused(
+    tmp_path, capsys
+):
+    """uf2.make: the stock UF2 + hardware/micropython's patch = the UF2 SHA256SUMS names
+    (dicepod's build: a ROMFS partition, and /rom/m run at power-on instead of main.py);
+    `dicepod firmware` refuses a stock file that is not the one the patch was made from, with
+    what to do instead (tests/test_firmware_uf2.py: the file it writes)."""
     from pico_support import need_pico
 
     from dicepod_host import uf2
@@ -354,15 +358,15 @@ def test_dicepod_firmware_writes_the_patched_uf2_and_refuses_another_stock(tmp_p
 
     need_pico()
     stock = find_rp2() / uf2.STOCK[".uf2"]
-    assert main(["firmware", "--stock", str(stock), "--out", str(tmp_path)]) == 0
-    made = tmp_path / (uf2.NAME + ".uf2")
-    assert "wrote " + str(made) in capsys.readouterr().out
+    (made,) = uf2.make(stock, tmp_path, suffixes=(".uf2",))
     data = made.read_bytes()
     sums = (uf2.PATCHES / uf2.SUMS).read_text()
     assert hashlib.sha256(data).hexdigest() + "  " + made.name in sums
-    assert data != stock.read_bytes()
-    assert b"ROMFS" in uf2_image(data)  # the binary info tag of the partition (rp2_flash.c)
-    assert b"ROMFS" not in uf2_image(stock.read_bytes())
+    ours, theirs = uf2_image(data), uf2_image(stock.read_bytes())
+    assert b"ROMFS" in ours  # the binary info tag of the partition (rp2_flash.c)
+    assert b"ROMFS" not in theirs
+    assert (ours.count(b"\0main.py\0"), ours.count(b"\0/rom/m\0")) == (0, 1)
+    assert (theirs.count(b"\0main.py\0"), theirs.count(b"\0/rom/m\0")) == (1, 0)
     other = tmp_path / "other.uf2"
     other.write_bytes(stock.read_bytes()[:-512])
     assert main(["firmware", "--stock", str(other), "--out", str(tmp_path)]) == 1

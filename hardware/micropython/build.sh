@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Build dicepod's MicroPython: v1.28.0's ports/rp2 for the Pico (BOARD RPI_PICO) with one
-# change, a 192 KiB ROMFS partition, then write the two patches that turn the stock build into
-# it (README.md beside this file says why).
+# Build dicepod's MicroPython: v1.28.0's ports/rp2 for the Pico (BOARD RPI_PICO) with two
+# changes, a 192 KiB ROMFS partition and /rom/m run at power-on instead of main.py, then write
+# the two patches that turn the stock build into it (README.md beside this file says why).
 # Usage: hardware/micropython/build.sh SOURCES OUT
 #   SOURCES holds git repositories (bare or not) named micropython, pico-sdk, tinyusb, mbedtls,
 #   micropython-lib and picotool (the commits MicroPython v1.28.0 pins; picotool 2.2.0).
@@ -40,6 +40,11 @@ BOARD=micropython/ports/rp2/boards/DICEPOD
 mkdir -p "$BOARD"
 cp micropython/ports/rp2/boards/RPI_PICO/* "$BOARD/"
 echo "#define MICROPY_HW_ROMFS_BYTES (${ROMFS_KIB} * 1024)" >> "$BOARD/mpconfigboard.h"
+# The program run at power-on: /rom/m (the app in the partition), not the file system's main.py,
+# so one .uf2 holding the partition makes a dicepod without writing the file system. A name of
+# the same length leaves every other byte of the build where it was.
+sed -i 's|pyexec_file_if_exists("main.py")|pyexec_file_if_exists("/rom/m")|' micropython/ports/rp2/main.c
+grep -q 'pyexec_file_if_exists("/rom/m")' micropython/ports/rp2/main.c
 make -C micropython/mpy-cross -j2
 make -C micropython/ports/rp2 BOARD=DICEPOD -j2
 cp micropython/ports/rp2/build-DICEPOD/firmware.uf2 dicepod-micropython-v1.28.0.uf2

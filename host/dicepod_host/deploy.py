@@ -19,10 +19,12 @@ The player's data (journal/, settings.json at the root) is never touched.
 
 On dicepod's own MicroPython build (hardware/micropython: the stock build with a ROMFS
 partition) the package goes into the ROMFS partition instead, with `mpremote romfs deploy`
-(an image written whole, then checked file by file at /rom), and only main.py onto the file
-system, where an older deploy's /dicepod is removed (it would shadow /rom: the current folder
-comes first in sys.path). MicroPython then runs the package in place from flash: its bytecode
-takes no heap. The same flow on the stock firmware copies the package onto the file system.
+(an image written whole, then checked file by file at /rom), main.py with it as /rom/m (which
+that build runs at power-on), and an older deploy's /dicepod and /main.py are removed from the
+file system (/dicepod would shadow /rom: the current folder comes first in sys.path).
+MicroPython then runs the package in place from flash: its bytecode takes no heap. The same
+flow on the stock firmware copies the package onto the file system. `dicepod firmware` puts the
+same partition into one .uf2 file (dicepod_host.uf2).
 """
 
 from __future__ import annotations
@@ -292,12 +294,31 @@ _MOUNT_ROMFS = (
 )
 
 ROM = "rom/"  # the ROMFS partition's mount point on the board (device paths have no leading /)
+# What dicepod's MicroPython runs at power-on instead of the file system's main.py: /rom/m, so a
+# Pico whose file system holds no program (blank, or only a player's data) starts the app.
+ROM_MAIN = "m"
+MAIN = "main.py"
+# m is main.py after this line: the package in flash comes before a stale copy on the file
+# system (a stock-firmware deploy's /dicepod, which the current folder, first in sys.path, holds).
+ROM_FIRST = b"import sys\nsys.path.insert(0, '/rom')\n"
 
 
 def romfs_size(board: Board) -> int:
     """Bytes of the board's first ROMFS partition (0: none, as on the stock firmware)."""
     lines = board.exec(_ROMFS, what="ask the board for a ROMFS partition")
     return int(lines[0]) if lines else 0
+
+
+def romfs_files(tree: dict[str, Any]) -> dict[str, bytes]:
+    """The files of a ROMFS partition {path: bytes} from a compiled tree {device path: bytes or
+    local file} (compile_tree): the package, and main.py as ROM_MAIN."""
+
+    def data(value):
+        return value if isinstance(value, bytes) else Path(value).read_bytes()
+
+    files = {k: data(v) for k, v in tree.items() if k.startswith(PACKAGE + "/")}
+    files[ROM_MAIN] = ROM_FIRST + data(tree[MAIN])
+    return files
 
 
 def romfs_image(files: dict[str, bytes]) -> bytes:
@@ -332,13 +353,13 @@ def deploy_romfs(
 ) -> bool:
     """Put the package's files of built into the board's ROMFS partition of size bytes, unless
     it holds them already; check them at /rom. Return True when it was written."""
-    package = {k: p for k, p in built.items() if k.startswith(PACKAGE + "/")}
-    local = {ROM + k: _sha256(p) for k, p in package.items()}
-    have, _dirs = board_files(board, [ROM + PACKAGE])
+    package = romfs_files(built)
+    local = {ROM + k: hashlib.sha256(v).hexdigest() for k, v in package.items()}
+    have, _dirs = board_files(board, [ROM + PACKAGE, ROM + ROM_MAIN])
     if have == local:
         progress("the ROMFS partition holds this firmware already")
         return False
-    image = romfs_image({k: p.read_bytes() for k, p in package.items()})
+    image = romfs_image(package)
     if len(image) > size:
         raise UserError(
             "the firmware (%d bytes as a ROMFS image) does not fit the board's ROMFS partition "
@@ -353,7 +374,7 @@ def deploy_romfs(
         what="write the ROMFS partition",
     )
     board.exec(_MOUNT_ROMFS, what="mount the ROMFS partition")
-    after, _dirs = board_files(board, [ROM + PACKAGE])
+    after, _dirs = board_files(board, [ROM + PACKAGE, ROM + ROM_MAIN])
     if after != local:
         bad = sorted(k for k in set(after) | set(local) if after.get(k) != local.get(k))
         raise UserError(
@@ -490,8 +511,11 @@ def deploy(
         total = len(built)
         rom_written = False
         if rom_size:
+            rom_files = romfs_files(built)
             rom_written = deploy_romfs(board, built, rom_size, Path(tmp), progress)
-            built = {k: p for k, p in built.items() if not k.startswith(PACKAGE + "/")}
+            # the file system keeps no copy: an old /dicepod would shadow /rom, and the
+            # firmware runs /rom/m, not /main.py
+            built = {k: p for k, p in built.items() if k != MAIN and k not in rom_files}
         have, have_dirs = board_files(board, tops)
         stale = sorted(p for p in have if p not in built)
         want_dirs = {d for k in built for d in _parents(k)}

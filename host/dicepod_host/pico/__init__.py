@@ -314,14 +314,14 @@ def build_flash(
     img = uf2_image(firmware_files(firmware, Path(rp2) if rp2 else None)[0].read_bytes())
     tree = deployed_files() if deploy else {}
     if firmware == "dicepod" and deploy:
-        from dicepod_host.deploy import romfs_image
+        from dicepod_host.deploy import MAIN, romfs_files, romfs_image
 
-        package = {k: v for k, v in tree.items() if k.startswith("dicepod/")}
+        package = romfs_files(tree)  # (main.py as /rom/m, which that build runs)
         rom = romfs_image(package)
         if len(rom) > ROMFS_BYTES:
             raise UserError(f"the ROMFS image ({len(rom)} bytes) is larger than its partition")
         img[ROMFS_OFFSET : ROMFS_OFFSET + len(rom)] = rom
-        tree = {k: v for k, v in tree.items() if k not in package}
+        tree = {k: v for k, v in tree.items() if k != MAIN and k not in package}
     tree.update(files or {})
     if tree:
         region = littlefs_image(tree)
