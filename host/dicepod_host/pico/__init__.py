@@ -310,12 +310,16 @@ def build_flash(
 ) -> str | Path:
     """Write a 2 MiB flash image to path: the firmware's UF2 (firmware_files) and a file system
     holding the deployed firmware (deploy=True) plus files {path: bytes}. Return path. On
-    dicepod's firmware the package goes into the ROMFS partition, as `dicepod deploy` puts it."""
+    dicepod's firmware the package and main.py (files' own, if any) go into the ROMFS
+    partition, as `dicepod deploy` puts them: that build runs /rom/m, not the file system's."""
     img = uf2_image(firmware_files(firmware, Path(rp2) if rp2 else None)[0].read_bytes())
     tree = deployed_files() if deploy else {}
     if firmware == "dicepod" and deploy:
         from dicepod_host.deploy import MAIN, romfs_files, romfs_image
 
+        if files and MAIN in files:  # a test's own main.py: where that build runs it too
+            tree[MAIN] = files[MAIN]
+            files = {k: v for k, v in files.items() if k != MAIN}
         package = romfs_files(tree)  # (main.py as /rom/m, which that build runs)
         rom = romfs_image(package)
         if len(rom) > ROMFS_BYTES:
