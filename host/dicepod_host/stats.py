@@ -178,6 +178,13 @@ class Stats:
                 counts = self.sums.setdefault(good, {})
                 total = sum(faces)
                 counts[total] = counts.get(total, 0) + 1
+        # Free roll's loaded die (a class's demonstration): named, its dice never counted as fair.
+        loaded = sum(1 for _seq, event in pairs if event[0] == "loaded")
+        if loaded:
+            self.skipped.append(
+                f"device {device} game {game_id}: {loaded} roll(s) of a LOADED die (Free roll's"
+                " demonstration), left out of the fairness counts"
+            )
         if mode == "battle":
             self._battle(device, game_id, pairs)
         elif mode == "tests":

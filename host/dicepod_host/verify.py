@@ -69,7 +69,7 @@ _FRESH = {
 }
 # (mode, kind) -> every value of the data that is a die face (for the 1..6 check), where it
 # differs from the fresh faces.
-_DICE = {("battle", "reroll"): _battle_reroll_all}
+_DICE = {("battle", "reroll"): _battle_reroll_all, ("free", "loaded"): lambda data: data[6:]}
 
 
 def fresh_faces(mode: str | None, event: Event) -> tuple[Any, ...]:
@@ -522,3 +522,10 @@ def _fold_game(device, game, report):
             continue
         report.problems.append(Problem(message, device, game_id, seq, lines.get(seq)))
         return
+    # Free roll's loaded die (a class's demonstration): named, never taken for fair dice.
+    loaded = [event[1] for _seq, event in pairs if event[0] == "loaded"]
+    if loaded:
+        report.notes.append(
+            "device %s game %d: %d roll(s) of a LOADED die, weights %s (Free roll's "
+            "demonstration)" % (device, game_id, len(loaded), " ".join(map(str, loaded[-1][:6])))
+        )
