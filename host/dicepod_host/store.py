@@ -138,7 +138,15 @@ def db_error(path: str, err: Exception) -> UserError:
 
 
 class Store:
-    """One SQLite log file (a context manager: `with Store(path) as store:` closes it)."""
+    """One SQLite log file (a context manager: `with Store(path) as store:` closes it); a
+    postgresql:// URL opens the same store on a server instead (store_pg.PgStore)."""
+
+    def __new__(cls, path: str | Path, *args: Any, **kwargs: Any) -> Store:
+        if cls is Store and str(path).startswith(("postgresql://", "postgres://")):
+            from dicepod_host.store_pg import PgStore
+
+            return super().__new__(PgStore)
+        return super().__new__(cls)
 
     def __init__(self, path: str | Path, create: bool = True, timeout: float = 2.0) -> None:
         self.path = str(path)

@@ -180,6 +180,8 @@ class Report:
 
 def load(path: str | Path) -> list[tuple[int | None, Any]]:
     """Return a list of (line number or None, event dict or Problem) from a log file or DB."""
+    if isinstance(path, str) and path.startswith(("postgresql://", "postgres://")):
+        return _load_db(path)  # a league's server
     p = Path(path)
     if not p.exists():
         raise UserError("no such file: %s" % path)
