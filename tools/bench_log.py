@@ -1,13 +1,20 @@
 """Benchmark of the PC log: ingest speed (events per second from several devices, each on a pty
-of its own, into SQLite, through one real `dicepod log` engine and pyserial) and verify speed
-(events per second checked: checksums, hash chain, dice, and folding through the rules modules).
-Goals: ingest >= 5,000/s, verify >= 20,000/s. Prints the numbers and the process's CPU time
-(the machine may be shared: CPU seconds show what the code costs); exits 0 (a benchmark
-reports, it does not gate).
+of its own, through one real `dicepod log` engine and pyserial) with 4 and 16 devices, and
+verify speed (events per second read back from the database and checked: checksums, hash chain,
+dice, and folding through the rules modules), for SQLite and for PostgreSQL side by side.
+Goals: ingest >= 5,000/s (on both backends, 16 devices), verify >= 20,000/s. Prints the numbers
+and the process's CPU time (the machine may be shared: CPU seconds show what the code costs),
+writes them to docs/MEASUREMENTS.md (section bench_log); exits 0 (a benchmark reports, it
+does not gate).
 
-    python tools/bench_log.py [EVENTS] [DEVICES]     (defaults 60000 and 4)
+    python tools/bench_log.py [EVENTS] [--db postgresql://user@host:port/dbname]
+
+EVENTS defaults to 60000 per run. PostgreSQL runs in a scratch schema of the database named by
+--db (dropped at the end); without --db, a throw-away server of its own when PostgreSQL is
+installed (tests/pgserver.py), else SQLite only.
 """
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -17,10 +24,11 @@ import tty
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-for sub in ("firmware", "host", "tests", "tests/portable"):
+for sub in ("firmware", "host", "tests", "tests/portable", "tools"):
     sys.path.insert(0, str(ROOT / sub))
 
 import loggen  # noqa: E402  (tests/loggen.py: legal games from the real rules modules)
+from measurements import record  # noqa: E402
 
 from dicepod_host import logger, verify  # noqa: E402
 from dicepod_host.store import Store  # noqa: E402
@@ -70,9 +78,9 @@ class _Timing:
             self.start_devices = None
 
 
-def bench_ingest(per_device, workdir):
+def bench_ingest(per_device, db):
     """Write each device's lines into a pty of its own as fast as it takes them; log them all
-    with one logger; return (stored, new, seconds, CPU seconds)."""
+    with one logger into db (a file or a URL); return (stored, new, seconds, CPU seconds)."""
     ptys = []
     writers = []
     for lines in per_device:
@@ -88,7 +96,7 @@ def bench_ingest(per_device, workdir):
                 view = view[written:]
 
         writers.append(threading.Thread(target=device, daemon=True))
-    store = Store(Path(workdir) / "bench.db")
+    store = Store(db)
     timing = _Timing(writers)
     cpu = time.process_time()
     try:
@@ -104,60 +112,117 @@ def bench_ingest(per_device, workdir):
             os.close(master)
             os.close(slave)
     cpu = time.process_time() - cpu
-    stored = Store(Path(workdir) / "bench.db", create=False)
-    count = stored.count()
-    stored.close()
+    with Store(db, create=False) as stored:
+        count = stored.count()
     seconds = (timing.last - timing.first) if timing.count > 1 else float("nan")
     return count, ingest.counts["new"], seconds, cpu
 
 
-def bench_verify(path):
-    """Verify an exported JSON Lines log; return (events, seconds, report)."""
+def bench_verify(db):
+    """Verify a database; return (events, seconds, CPU seconds, report)."""
+    cpu = time.process_time()
     start = time.perf_counter()
-    report = verify.verify_path(path)
-    seconds = time.perf_counter() - start
-    return report.events, seconds, report
+    report = verify.verify_path(db)
+    return report.events, time.perf_counter() - start, time.process_time() - cpu, report
+
+
+@contextlib.contextmanager
+def _scratch(url, name):
+    """The URL of a new schema `name` in the database url names (dropped at the end)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        conn.execute(f"CREATE SCHEMA {name}")
+    try:
+        yield url + ("&" if "?" in url else "?") + f"options=-csearch_path%3D{name}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+
+
+@contextlib.contextmanager
+def _server(url):
+    """The PostgreSQL URL to measure: --db's, or a throw-away server's; None without one."""
+    if url:
+        yield url
+        return
+    import pgserver
+
+    reason = pgserver.skip_reason()
+    if reason:
+        print(f"postgresql: not measured ({reason.split(':')[0]})")
+        yield None
+        return
+    server = pgserver.PgServer(fsync=True).start()
+    try:
+        yield server.url()
+    finally:
+        server.close()
 
 
 def main(argv):
-    """Run both benchmarks and print their numbers."""
-    n = int(argv[1]) if len(argv) > 1 else 60000
-    devices = int(argv[2]) if len(argv) > 2 else 4
-    per_device = [make_lines(n // devices, "bench%03d" % i) for i in range(devices)]
-    total = sum(len(lines) for lines in per_device)
-    with tempfile.TemporaryDirectory() as workdir:
-        count, new, seconds, cpu = bench_ingest(per_device, workdir)
-        rate = new / seconds if seconds else float("nan")
-        print(
-            "ingest: %d events from %d devices (a pty each) into SQLite in %.2f s = %.0f "
-            "events/s (goal >= %d: %s); CPU (logger and writers) %.2f s"
-            % (new, devices, seconds, rate, INGEST_GOAL, "met" if rate >= INGEST_GOAL else "MISSED",
-               cpu)
-        )  # fmt: skip
-        if count != total:
-            print("ingest: WARNING stored %d of %d events" % (count, total))
-        path = Path(workdir) / "bench.jsonl"
-        path.write_bytes(b"".join(b"".join(lines) for lines in per_device))
-        cpu = time.process_time()
-        events, seconds, report = bench_verify(path)
-        cpu = time.process_time() - cpu
-        rate = events / seconds
-        print(
-            "verify: %d events (%d devices, %d games, %d folded through their rules) in %.2f s = "
-            "%.0f events/s (goal >= %d: %s); CPU %.2f s%s"
-            % (
-                events,
-                report.devices,
-                report.games,
-                report.rules_checked,
-                seconds,
-                rate,
-                VERIFY_GOAL,
-                "met" if rate >= VERIFY_GOAL else "MISSED",
-                cpu,
-                "" if report.ok else f"  WARNING: {report.problems[0]}",
-            )
-        )
+    """Run the benchmarks on both backends, print their numbers and record them."""
+    args = [a for a in argv[1:] if not a.startswith("--db")]
+    url = None
+    for i, a in enumerate(argv):
+        if a == "--db" and i + 1 < len(argv):
+            url = argv[i + 1]
+            args.remove(url)
+        elif a.startswith("--db="):
+            url = a[len("--db=") :]
+    n = int(args[0]) if args else 60000
+    rows = []
+    with tempfile.TemporaryDirectory() as workdir, _server(url) as pg:
+        backends = [("SQLite", None)] + ([("PostgreSQL", pg)] if pg else [])
+        for name, server_url in backends:
+            row = [name]
+            for devices in (4, 16):
+                per_device = [make_lines(n // devices, "bench%03d" % i) for i in range(devices)]
+                total = sum(len(lines) for lines in per_device)
+                with contextlib.ExitStack() as stack:
+                    if server_url:
+                        db = stack.enter_context(_scratch(server_url, f"bench_log_{devices}"))
+                    else:
+                        db = str(Path(workdir) / f"bench{devices}.db")
+                    count, new, seconds, cpu = bench_ingest(per_device, db)
+                    rate = new / seconds if seconds else float("nan")
+                    print(
+                        "ingest: %d events from %d devices (a pty each) into %s in %.2f s = %.0f "
+                        "events/s (goal >= %d: %s); CPU (logger and writers) %.2f s"
+                        % (new, devices, name, seconds, rate, INGEST_GOAL,
+                           "met" if rate >= INGEST_GOAL else "MISSED", cpu),
+                        flush=True,
+                    )  # fmt: skip
+                    if count != total:
+                        print("ingest: WARNING stored %d of %d events" % (count, total))
+                    row.append("%.0f" % rate)
+                    if devices == 16:
+                        events, seconds, cpu, report = bench_verify(db)
+                        rate = events / seconds
+                        print(
+                            "verify: %d events (%d devices, %d games, %d folded through their "
+                            "rules) from %s in %.2f s = %.0f events/s (goal >= %d: %s); CPU "
+                            "%.2f s%s"
+                            % (events, report.devices, report.games, report.rules_checked, name,
+                               seconds, rate, VERIFY_GOAL,
+                               "met" if rate >= VERIFY_GOAL else "MISSED", cpu,
+                               "" if report.ok else f"  WARNING: {report.problems[0]}"),
+                            flush=True,
+                        )  # fmt: skip
+                        row.append("%.0f" % rate)
+            rows.append(row)
+    lines = [
+        "| backend | ingest events/s, 4 devices | ingest events/s, 16 devices "
+        "| verify events/s (16 devices' log) |",
+        "|---|---|---|---|",
+    ] + ["| %s |" % " | ".join(row) for row in rows]
+    record(
+        "bench_log",
+        lines,
+        note=f"{n} events per run; goals: ingest >= {INGEST_GOAL}/s, verify >= {VERIFY_GOAL}/s."
+        " PostgreSQL: a local server (fsync on) over TCP on 127.0.0.1.",
+    )
     return 0
 
 
