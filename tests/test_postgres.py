@@ -25,7 +25,7 @@ from harness import journal_event_lines
 from test_end_to_end import _reader, _wait_line
 
 from dicepod import journal, protocol, protocol_pc
-from dicepod_host import logger
+from dicepod_host import dash, logger, store_pg
 from dicepod_host.cli import main
 from dicepod_host.store import Store
 
@@ -99,6 +99,8 @@ def test_same_verbs_same_output_and_copy_twice_stores_once(server, tmp_path, cap
         assert pg.heads() == lite.heads() and pg.breaks() == lite.breaks()
         assert pg.journals() == lite.journals()
         assert list(pg.events(received=True)) == list(lite.events(received=True))
+    with Store(url, create=False) as pg, Store(sqlite_db, create=False) as lite:
+        assert dash.data(pg) == dash.data(lite)  # the dashboard's page data
     for argv in VERBS:
         lite = _out(capsys, argv, sqlite_db)
         pg = _out(capsys, argv, url)
@@ -106,12 +108,49 @@ def test_same_verbs_same_output_and_copy_twice_stores_once(server, tmp_path, cap
         assert lite[1].strip(), argv  # each printed something to compare
 
 
-def test_a_password_is_never_printed(server, capsys):
+def test_a_password_is_never_printed(server, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PGPASSWORD", "")  # restored after the test (the verbs set it)
     url = server.url("nosuchdb").replace("dicepod@", "dicepod:s3cr3t-pw@")
     code, out, err = _out(capsys, ["games", url], "")
     assert code == 1
     assert "s3cr3t-pw" not in out + err
     assert "postgresql://dicepod@127.0.0.1" in err and "nosuchdb" in err, err
+    url = server.createdb().replace("dicepod@", "dicepod:s3cr3t-pw@")
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b"".join(loggen.build([loggen.free_game(7, 12)])[1]))
+    code, out, err = _out(capsys, ["import", str(log), "--db", url], "")
+    assert code == 0 and "new event(s)" in out, err
+    assert "s3cr3t-pw" not in out + err and "-> postgresql://dicepod@127.0.0.1" in out, out
+
+
+def test_a_logger_that_loses_the_server_keeps_its_queue_and_catches_up(tmp_path):
+    """The server goes away under a logger's ingest: flushes fail and keep every row, reads
+    answer "nothing known" instead of raising; the server comes back and one flush writes
+    everything, each event once."""
+    srv = pgserver.PgServer().start()
+    try:
+        url = srv.createdb()
+        _storage, lines = loggen.build([loggen.free_game(8, 60), loggen.battle_game(8, 8)])
+        half = len(lines) // 2
+        with Store(url) as store:
+            ingest = logger.Ingest(store)
+            ingest.feed(b"".join(lines[:half]))
+            assert store.flush() and store.count() == half
+            srv.stop()
+            ingest.feed(b"".join(lines[half - 5 :]))  # five sent again, as after a reconnect
+            queued = len(lines) - half + 5  # the five cannot be checked now: the server drops them
+            assert store.pending() == queued
+            assert store.flush() is False and store.pending() == queued
+            assert store.contiguous_seq(loggen.DEV, "") == 0  # not known now: ask the device
+            srv.start()
+            time.sleep(store_pg.RETRY)  # the next reconnect is due
+            assert store.flush() is True and store.pending() == 0
+            assert store.count() == len(lines)
+            assert store.contiguous_seq(loggen.DEV, "") == len(lines)
+            ingest.feed(b"".join(lines[:10]))  # the device sends the start again: stored once
+            assert ingest.counts["duplicate"] >= 10 and store.count() == len(lines)
+    finally:
+        srv.close()
 
 
 DEVICES = 6

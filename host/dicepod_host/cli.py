@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from dicepod_host import commands
 from dicepod_host.errors import UsageError, UserError
+from dicepod_host.pgurl import hide_passwords
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        hide_passwords(args)  # a league server's password is never printed
         if not getattr(args, "_run", None):
             parser.print_help()
             return 2

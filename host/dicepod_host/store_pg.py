@@ -23,43 +23,15 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from dicepod_host.errors import LockedError, UserError
+from dicepod_host.pgurl import redact, secrets
 from dicepod_host.store import MIGRATIONS, SCHEMA_VERSION, Store
 
 # Seconds between two attempts to reach a lost server.
 RETRY = 1.0
 # Any number for the advisory lock that serialises creating the schema.
 _SCHEMA_LOCK = 0x0D1CE_0045
-
-
-def is_url(path: object) -> bool:
-    """True when a --db value names a PostgreSQL server rather than a SQLite file."""
-    return isinstance(path, str) and path.startswith(("postgresql://", "postgres://"))
-
-
-def redact(url: str) -> str:
-    """The URL without its password (in the authority or in the query)."""
-    try:
-        parts = urlsplit(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, host = netloc.rsplit("@", 1)
-            netloc = userinfo.split(":", 1)[0] + "@" + host
-        query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
-        return urlunsplit(parts._replace(netloc=netloc, query=query))
-    except ValueError:
-        return "postgresql://(unreadable URL)"
-
-
-def _secrets(url: str) -> list[str]:
-    try:
-        parts = urlsplit(url)
-        found = [parts.password or ""] + [v for k, v in parse_qsl(parts.query) if k == "password"]
-    except ValueError:
-        found = [url]
-    return [s for s in found if s]
 
 
 class ServerLost(LockedError):
@@ -160,7 +132,7 @@ class _Connection:
 
 def _message(url: str, err: Exception) -> str:
     text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-    for secret in _secrets(url):
+    for secret in secrets(url):
         text = text.replace(secret, "***")
     return f"database server {redact(url)}: {text}"
 
