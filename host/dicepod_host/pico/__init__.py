@@ -59,6 +59,11 @@ FS_OFFSET = 0xA0000  # the RPI_PICO build's file system: 352 blocks of 4 KiB fro
 ROMFS_BYTES = 192 * 1024  # as hardware/micropython/build.sh
 ROMFS_OFFSET = FS_OFFSET - ROMFS_BYTES
 FIRMWARES = ("stock", "dicepod")
+# The chip's time (pico.mjs's timingModel): "typical" / "max" W25Q16JV erase and program times,
+# the XIP cache's misses and SCL's real rate; "ideal" is rp2040js alone. $DICEPOD_PICO_TIMING
+# overrides the default.
+TIMINGS = ("typical", "max", "ideal")
+DEFAULT_TIMING = "ideal"
 FS_BLOCK = 4096
 FS_BLOCKS = 352
 FS_PROG = 256
@@ -386,7 +391,11 @@ class Pico:
         env: dict[str, str] | None = None,
         device_id: str | None = None,
         firmware: str = "stock",
+        timing: str | None = None,
     ) -> None:
+        self.timing = timing or os.environ.get("DICEPOD_PICO_TIMING") or DEFAULT_TIMING
+        if self.timing not in TIMINGS:
+            raise ValueError(f"timing must be one of {', '.join(TIMINGS)}")
         self.rp2 = Path(rp2) if rp2 else require_rp2()
         self.firmware = firmware
         firmware_files(firmware, self.rp2)  # (a wrong name: ValueError before anything starts)
@@ -431,6 +440,7 @@ class Pico:
         master = None
         cmd = [node_bin(), str(NODE_PROGRAM), "--rom", str(self.rp2 / ROM_NAME)]
         cmd += ["--flash", self.flash_path, "--seed", str(seed), "--vbus", "1" if vbus else "0"]
+        cmd += ["--timing", self.timing]
         if device_id:
             if len(device_id) != 16 or any(c not in "0123456789abcdef" for c in device_id):
                 raise ValueError("device_id must be 16 lower-case hex digits")
@@ -566,6 +576,16 @@ class Pico:
     def flash_ops(self) -> int:
         """Flash erases and page programs so far (the power cut counts these)."""
         return self._status.get("flash_ops", 0)
+
+    @property
+    def flash_busy_ms(self) -> float:
+        """Emulated time the flash chip has been busy erasing and programming (timing on)."""
+        return self._status.get("flash_busy_ns", 0) / 1e6
+
+    @property
+    def xip_misses(self) -> tuple[int, int]:
+        """The XIP cache's (hits, misses) so far (0, 0 with timing "ideal")."""
+        return self._status.get("xip_hits", 0), self._status.get("xip_misses", 0)
 
     @property
     def boots(self) -> int:
