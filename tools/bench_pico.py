@@ -55,10 +55,12 @@ from dicepod_host import pico as _pico  # noqa: E402
 from dicepod_host.pico import find_rp2  # noqa: E402
 
 FIRMWARE = "stock"  # --firmware
+TIMING = None  # --timing (None: the emulator's default)
 ROMFS_HEAP = 64 * 1024  # the romfs part's heap (issue #11's goal)
 
 
 def Pico(*args, **kwargs):  # noqa: N802 (the class, on the firmware --firmware chose)
+    kwargs.setdefault("timing", TIMING)
     return _pico.Pico(*args, firmware=kwargs.pop("firmware", FIRMWARE), **kwargs)
 
 
@@ -197,6 +199,96 @@ def bench_presses(rec, modes):
         journal, _ = ps.journal_of(pico)
         same = _events(journal) == _events(rec.journal[: rec.sizes[rec.marks[modes[-1]][1]]])
         print("  the same events as CPython's journal (the MS field aside): %s" % same)
+
+
+HOLD_MS = 600  # a press held this long is a hold: decided at this mark, not at the release
+GESTURES = ("UP/DOWN", "OK tap", "BACK tap", "hold")
+
+
+def _gesture(mask, hold_ticks):
+    if hold_ticks * ps.TICK_MS >= HOLD_MS:
+        return "hold"
+    return {1: "UP/DOWN", 2: "UP/DOWN", 4: "OK tap", 8: "BACK tap"}[mask]
+
+
+def bench_feel(rec, modes, seed=44):
+    """What a finger feels, per mode and gesture, on the firmware's own loop and real clock
+    with seeded fingers: each tap held 60-160 ms, each hold 610-700 ms, contact bounce on both
+    edges, and 0-40 ms of random phase against the loop before each press. Returns the lines
+    for docs/MEASUREMENTS.md."""
+    import random
+
+    rnd = random.Random(seed)
+    title = (
+        "what a finger feels, on the firmware's own loop (%s, timing %s): emulated ms from the"
+        " deciding edge (the press for UP/DOWN, the release for an OK or BACK tap, the %d ms"
+        " mark for a hold) to the last I2C byte of its frame, flash busy time included; and"
+        " from finger-down" % (FIRMWARE, TIMING or _pico.default_timing(), HOLD_MS)
+    )
+    print(title)
+    head = "| mode | gesture | n | median | p95 | p99 | max | down median | down max | flash ms |"
+    lines = [title + ".", "", head, "|---|---|---|---|---|---|---|---|---|---|"]
+    print("  " + head)
+    every = {g: [] for g in GESTURES}
+    with Pico(files=ps.seeded_main_files(), usb="events") as pico:
+        pico.run_until_frame(max_ms=20_000)
+        pico.run_ms(300)
+        for mode in modes:
+            first, end = rec.marks[mode]
+            got = {g: ([], [], []) for g in GESTURES}  # (from the edge, from down, flash ms)
+            for _tick, mask, hold in presses_of(rec, first, end):
+                gesture = _gesture(mask, hold)
+                hold_ms = rnd.uniform(610, 700) if gesture == "hold" else rnd.uniform(60, 160)
+                pico.run_ms(rnd.uniform(0, 40))
+                down, up = pico.press(NAMES[mask], hold_ms=hold_ms, bounce=True)
+                release = down + hold_ms * 1e6
+                edge = {"UP/DOWN": down, "hold": down + HOLD_MS * 1e6}.get(gesture, release)
+                pico.run_ms((up - pico.now_ns) / 1e6 + 1)
+                pico.run_until_idle(after_ns=up, max_ms=30_000)
+                pico.run_ms(GAP_TICKS_MS)
+                data = [
+                    e
+                    for e in pico.events("i2c", since_ns=edge)
+                    if e["addr"] == 0x3C and e["data"][:1] == b"\x40" and e["t0"] >= edge
+                ]
+                if not data:
+                    continue
+                last = _burst_end(data)
+                flashed = pico.events("flash", since_ns=edge)
+                busy = sum(e.get("busy_ns", 0) for e in flashed if e["t"] <= last)
+                got[gesture][0].append((last - edge) / 1e6)
+                got[gesture][1].append((last - down) / 1e6)
+                got[gesture][2].append(busy / 1e6)
+            for gesture in GESTURES:
+                lat, from_down, flash = got[gesture]
+                if not lat:
+                    continue
+                every[gesture].extend(zip(lat, from_down, flash))
+                row = _feel_row(mode, gesture, lat, from_down, flash)
+                lines.append(row)
+                print("  " + row, flush=True)
+    for gesture in GESTURES:
+        if every[gesture]:
+            lat, from_down, flash = (list(x) for x in zip(*every[gesture]))
+            row = _feel_row("**all**", gesture, lat, from_down, flash)
+            lines.append(row)
+            print("  " + row, flush=True)
+    return lines
+
+
+def _feel_row(mode, gesture, lat, from_down, flash):
+    return "| %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f |" % (
+        mode,
+        gesture,
+        len(lat),
+        statistics.median(lat),
+        pct(lat, 95),
+        pct(lat, 99),
+        max(lat),
+        statistics.median(from_down),
+        max(from_down),
+        max(flash),
+    )
 
 
 def _events(journal):
@@ -507,7 +599,9 @@ def main(argv):
     parser.add_argument("--modes", default=",".join(ps.EVERY_MODE))
     parser.add_argument("--heap", action="store_true", help="also bisect the smallest heaps")
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
-    parser.add_argument("--skip", default="", help="parts to skip: boot,idle,ram,press,real,romfs")
+    parser.add_argument(
+        "--skip", default="", help="parts to skip: boot,idle,ram,press,real,feel,romfs"
+    )
     parser.add_argument(
         "--firmware",
         choices=_pico.FIRMWARES,
@@ -515,13 +609,20 @@ def main(argv):
         help="the firmware the parts but romfs run on (default: stock)",
     )
     parser.add_argument(
+        "--timing",
+        choices=_pico.TIMINGS,
+        default=None,
+        help="the emulated chip's timing (default: the emulator's, %s)" % _pico.default_timing(),
+    )
+    parser.add_argument(
         "--list",
         action="store_true",
         help="every press of the lockstep pass: ms, 1st, bus ms, bytes, alloc",
     )
     args = parser.parse_args(argv)
-    global FIRMWARE
+    global FIRMWARE, TIMING
     FIRMWARE = args.firmware
+    TIMING = args.timing
     if find_rp2() is None:
         print("bench_pico: skipped (no UF2 / boot ROM: set DICEPOD_RP2)")
         return 0
@@ -545,6 +646,12 @@ def main(argv):
         start = bench_lockstep(rec, modes, args.list)
     if "real" not in skip:
         bench_presses(rec, modes)
+    if "feel" not in skip:
+        lines = bench_feel(rec, modes)
+        if not args.quick and args.modes == parser.get_default("modes"):
+            from measurements import record
+
+            record("bench_pico feel (%s)" % FIRMWARE, lines)
     if "romfs" not in skip:
         bench_romfs(options)
     if args.heap:

@@ -64,6 +64,13 @@ FIRMWARES = ("stock", "dicepod")
 # overrides the default.
 TIMINGS = ("typical", "max", "ideal")
 DEFAULT_TIMING = "ideal"
+
+
+def default_timing() -> str:
+    """The timing a Pico gets without timing=: $DICEPOD_PICO_TIMING, else DEFAULT_TIMING."""
+    return os.environ.get("DICEPOD_PICO_TIMING") or DEFAULT_TIMING
+
+
 FS_BLOCK = 4096
 FS_BLOCKS = 352
 FS_PROG = 256
@@ -393,7 +400,7 @@ class Pico:
         firmware: str = "stock",
         timing: str | None = None,
     ) -> None:
-        self.timing = timing or os.environ.get("DICEPOD_PICO_TIMING") or DEFAULT_TIMING
+        self.timing = timing or default_timing()
         if self.timing not in TIMINGS:
             raise ValueError(f"timing must be one of {', '.join(TIMINGS)}")
         self.rp2 = Path(rp2) if rp2 else require_rp2()
