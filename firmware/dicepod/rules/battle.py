@@ -196,8 +196,8 @@ class Game:
         values = self.settings.values
         return [
             self.game_number,
-            list(map(list, self.results)),  # (map, not a comprehension: each of those is a
-            list(map(list, self.heroes)),  # function of its own in RAM)
+            list(map(list, self.results)),
+            list(map(list, self.heroes)),
             self.player,
             self.turn,
             self.phase,

@@ -122,7 +122,7 @@ def _count(seq, card, n):
 
 def shuffle_order(deck, randbelow):
     """Command helper: a Fisher-Yates order (top first) of the deck's draw and discard piles."""
-    cards = []  # (a loop: a comprehension is a function of its own in RAM)
+    cards = []
     for i in range(deck.n_pile):
         cards.append(deck.pile[i])
     for i in range(deck.n_discard):

@@ -15,7 +15,7 @@ FACTORIAL = (1, 1, 2, 6, 24, 120, 720)
 
 def roll(n, randbelow):
     """Return a tuple of n faces in 1..6 drawn with randbelow."""
-    faces = [0] * n  # (a loop: a generator expression is a function of its own in RAM)
+    faces = [0] * n
     for i in range(n):
         faces[i] = randbelow(_FACES) + 1
     return tuple(faces)

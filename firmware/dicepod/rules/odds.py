@@ -123,7 +123,7 @@ def keep_options(dice, kept_can_score=0, extra=0):
         stack.append(face)
         keep[face] += 1
     keys.sort()
-    for i in range(len(keys)):  # (in place: a comprehension is a function of its own in RAM)
+    for i in range(len(keys)):
         keys[i] = found[keys[i] & 63]
     return keys
 

@@ -153,9 +153,7 @@ VALUE_NAMES = (("orks.real_draws", ("No", "Yes")),)
 # Everything here is None (ask the player, from the datasheets, tokens and difficulty cards)
 # except what the rulebook gives: Angelus's Command, the Novice horde and wave. Ranges: the
 # box holds at most BOX[kind] tokens of a kind. One spec a line: key default low high label
-# (see dicepod.rules.specs; `-` = no default). The order is what the indexes above use. In
-# parts: each bytes constant is loaded into a block of its own, and the whole text was the
-# largest block the import asked for (dicepod.rules.specs).
+# (see dicepod.rules.specs; `-` = no default). The order is what the indexes above use.
 SETTINGS = Specs(
     b"""\
 orks.command_magmus - 1 20 Magmus Command

@@ -98,7 +98,7 @@ def scoring(dice):
     """Return every distinct scoring roll that can be formed from dice, in COMBOS order."""
     found = mask(counts(dice))
     out = []
-    for combo in COMBOS:  # (a loop, not a comprehension: each of those is a function in RAM)
+    for combo in COMBOS:
         if found & 1:
             out.append(combo)
         found >>= 1

@@ -1,6 +1,6 @@
 """Setting specs as compact text (see dicepod.settings). Pure: runs unchanged on MicroPython
 and CPython. A rules module with many settings declares SETTINGS = Specs(text) instead of a
-tuple of specs: same reading, a fraction of the RAM."""
+tuple of specs: same reading, far less heap."""
 
 
 def _spec(line):
@@ -13,30 +13,19 @@ def _spec(line):
 class Specs:
     """Setting specs as text, one a line: `key default low high label` (default `-` = None,
     ask the player); every line ends with a newline. Reads like a tuple of 5-tuples (iterate,
-    index, len), each spec decoded when asked for; keys() and limits() decode less (each
-    string made costs MicroPython a search of the names interned so far). Why: on the unix
-    port a tuple of 58 specs of strings holds ~15 KB of heap, the same specs as one text
-    ~2.7 KB. The text is bytes, not a str: MicroPython finds and slices a str by character,
-    walking it from its start each time, so decoding Rise of the Orks's 57 specs from a
-    2,446-character str took ~250 ms of a new game on the emulated Pico (str_index_to_ptr,
-    utf8_ptr_to_index: tools/profile_pico.py); bytes index directly.
-    The text may come in parts (Specs(part, part, ...), each of whole lines): a module's
-    bytes constant is loaded into one block of the heap, and Rise of the Orks's 2,447 were
-    the largest block its import asked for, the one a fragmented heap had no hole for."""
+    index, len), each spec decoded when asked for; keys() and limits() decode less. The text
+    is bytes, not a str, because MicroPython indexes bytes directly and a str by walking it.
+    The text may come in parts (Specs(part, part, ...), each of whole lines), so that no one
+    constant needs a large block of the heap."""
 
-    # [parts, part, offset, index] of the line of the last key found (parts: the Specs's own,
-    # whose hint it is; a cache shared by every Specs, not state; a name MicroPython has
-    # interned already): a fold and a new game set the keys in spec order, so each is found
-    # on the line after it without a search of the text (Rise of the Orks's 57 a new game:
-    # tools/bench_pico.py).
+    # [parts, part, offset, index] of the line of the last key found (a cache shared by every
+    # Specs): a fold and a new game set the keys in spec order, so each is found on the line
+    # after it without a search of the text.
     next = [(), 0, 0, 0]
 
     def __init__(self, *parts):
         self.parts = parts
-        # every spec's default, decoded here (that field alone: four finds a line) and kept,
-        # so that the imports' load (ahead, on a roomy heap: dicepod.ram_ahead) does it, not
-        # the new game's press, which wanted them twice (~460 method calls for Rise of the
-        # Orks's 58 specs)
+        # every spec's default, decoded once here, where a new game would want them twice
         out = self._defaults = []
         for text in parts:
             start = 0
@@ -78,9 +67,7 @@ class Specs:
         return list(self._defaults)
 
     def keys(self):
-        """Iterate the keys alone, as bytes (a new game sets every setting: a string made from
-        bytes costs MicroPython a search of the names interned so far, ~0.19 ms each on the
-        emulated Pico, 57 before Rise of the Orks's first frame; limits() and index() take
+        """Iterate the keys alone, as bytes (no string made per key; limits() and index() take
         a key as bytes too)."""
         for text in self.parts:
             start = 0

@@ -11,8 +11,7 @@ from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Reset, Screen, w
 
 
 def player_name(player):
-    """'P1' or 'P2' for player 0 or 1. (Constants: a string made at run time costs a search
-    of the interned names on a Pico, ~0.1 ms, and the Heroes list names a player ten times.)"""
+    """'P1' or 'P2' for player 0 or 1."""
     return "P2" if player else "P1"
 
 
@@ -34,7 +33,7 @@ def aside_text(prefix, combos, width=21):
 def keep_text(keep, rest):
     """What a keep option does, in words, the dice in the row's order: 'Keep 3 4 5, re-roll 2'
     ('roll' when 'Keep 3 1 2, re-roll 5 2' is too long for 21 columns)."""
-    rolled = " ".join(map(str, rest))  # (map: a comprehension is a function in RAM)
+    rolled = " ".join(map(str, rest))
     if not keep:
         return "Re-roll all %d dice" % len(rest) if len(rest) > 1 else "Re-roll the " + rolled
     kept = " ".join(map(str, keep))
@@ -335,8 +334,7 @@ class BattleScreen(Screen):
             canvas.pixel(125, y + 5, 1)
 
 
-# Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
-# RAM than a def that calls it).
+# Every ui mode module has open(app) -> its screen: the class itself.
 open = BattleScreen  # noqa: A001
 
 

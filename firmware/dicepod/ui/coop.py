@@ -9,10 +9,8 @@ from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
 class ActionScreen(Screen):
     """Subclasses implement build(app) -> list of (label, action) and info(canvas); an action
-    is a function(app) -> transition, an event to play, the kind of an event without data
-    (a string): one function less in RAM per such action, or "module.function" (a string with
-    a dot): a function of a passing module, imported only when the action is taken, so rare
-    actions keep no code in RAM."""
+    is a function(app) -> transition, an event to play, or the kind of an event without data
+    (a string)."""
 
     game_screen = True
 
@@ -45,10 +43,6 @@ class ActionScreen(Screen):
         elif button == OK and count:
             action = self.actions[self.index][1]
             if isinstance(action, str):
-                cut = action.rfind(".")
-                if cut > 0:  # a passing module's function, e.g. "dicepod.ui.coopstatus.bag"
-                    name = action[cut + 1 :]
-                    return getattr(__import__(action[:cut], None, None, (name,)), name)(app)
                 return app.session.play((action, ()))  # an event without data: ("next", ())
             if isinstance(action, tuple):  # an event
                 return app.session.play(action)

@@ -1,6 +1,4 @@
-"""Rise of the Orks' read-only status lists (the Terminators, the board and reserves): a
-passing module, imported when one is opened (an action named "dicepod.ui.coopstatus.<name>",
-see dicepod.ui.coop.ActionScreen). Pure."""
+"""Rise of the Orks' read-only status lists (the Terminators, the board and reserves). Pure."""
 
 from dicepod.ui.coop import Status
 

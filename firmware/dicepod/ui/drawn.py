@@ -1,9 +1,7 @@
 """What the players drew or chose themselves, entered on the device (docs/RULES.md DK-2, OR-6,
 OR-14): the activation card and the counter they drew for Tyranid Attack!, the token from the
 Ork reserves, and the Toughness a supply card sets for an attack (the turn order of
-Terminators with equal Command values: dicepod.ui.turnorder). A module of its own,
-loaded only when asked: a game played with the device's own draws keeps none of it in RAM.
-Pure."""
+Terminators with equal Command values: dicepod.ui.turnorder). Pure."""
 
 from dicepod.ui.lists import Pick
 from dicepod.ui.screen import Replace
@@ -67,8 +65,8 @@ def orks_token(app):
 def orks_card_attack(app):
     """Attack a kind on the board at the Toughness a supply card sets (the Orks screen's
     attack_where asks cover and rolls)."""
+    from dicepod.ui.orkhits import kinds_on_board as _kinds_on_board
     from dicepod.ui.orks import _attack_where as attack_where
-    from dicepod.ui.orks import _kinds_on_board
 
     labels, values = _kinds_on_board(app.session.game)
     if not values:

@@ -1,11 +1,20 @@
 """Rise of the Orks: what the Orks do to the Terminators, entered by the players (an Ork's hit,
-damage from the special Orks and cards). A passing module, imported when one of its actions is
-taken (see dicepod.ui.coop.ActionScreen). Pure."""
+damage from the special Orks and cards). Pure."""
 
 from dicepod.rules import orks as rules
 from dicepod.ui.lists import Pick
-from dicepod.ui.orks import _kinds_on_board as kinds_on_board
 from dicepod.ui.screen import Replace
+
+
+def kinds_on_board(game):
+    """The kinds on the board: labels "Boy (3)" and their kind ids."""
+    labels = []
+    values = []
+    for k in range(10):
+        if game.board[k]:
+            labels.append("%s (%d)" % (rules.KINDS[k], game.board[k]))
+            values.append(k)
+    return labels, values
 
 
 def _standing(game):

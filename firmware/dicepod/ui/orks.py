@@ -6,26 +6,18 @@ reminders, and the victory rank. Pure."""
 from micropython import const
 
 from dicepod.rules import orks as rules
-from dicepod.ui import draw
+from dicepod.ui import coopstatus, draw, drawn, orkhits, turnorder
 from dicepod.ui.coop import ActionScreen
 from dicepod.ui.lists import Pick
+from dicepod.ui.orkhits import kinds_on_board as _kinds_on_board
 from dicepod.ui.screen import Replace
 
 _MODIFIERS = const(("in the open", "cover +1", "Painboy +1", "cover+Painboy"))
 
 
-# Starting a game: dicepod.ui.turnorder (a passing module, loaded by the first action, or
-# ahead with these screens on a roomy heap, and kept: dicepod.ram_ahead) plays the start
-# event, and asks the turn order when Command values are equal (OR-6).
-AHEAD = "dicepod.ui.turnorder"
-_START = const(
-    (
-        "dicepod.ui.turnorder.novice",
-        "dicepod.ui.turnorder.warrior",
-        "dicepod.ui.turnorder.veteran",
-        "dicepod.ui.turnorder.commander",
-    )
-)
+# Starting a game: dicepod.ui.turnorder plays the start event, and asks the turn order when
+# Command values are equal (OR-6).
+_START = (turnorder.novice, turnorder.warrior, turnorder.veteran, turnorder.commander)
 
 
 def short(name):
@@ -70,7 +62,7 @@ class OrksScreen(ActionScreen):
             if game.wave_left:
                 # the players may draw the real token and enter it (DK-2)
                 real = game.settings.get("orks.real_draws")
-                actions.append(("Add Ork", "dicepod.ui.drawn.orks_token" if real else _add))
+                actions.append(("Add Ork", drawn.orks_token if real else _add))
             else:
                 actions.append(("Terminators", "next"))
         elif phase == rules.TERMINATOR_PHASE:
@@ -90,7 +82,7 @@ class OrksScreen(ActionScreen):
             actions.append(("Supply token", _supply))
             if game.attacks_left:
                 # a supply card's Toughness (OR-14)
-                actions.append(("Card attack", "dicepod.ui.drawn.orks_card_attack"))
+                actions.append(("Card attack", drawn.orks_card_attack))
         elif phase == rules.ORK_PHASE:
             lines.append("Ork Action phase")
             lines.append(self.note(app))
@@ -111,14 +103,14 @@ class OrksScreen(ActionScreen):
             if bits & bit:
                 lines.append("!" + text[:15])
         if rules.SETUP != phase != rules.OVER:
-            actions.append(("Ork hits", "dicepod.ui.orkhits.hit"))
-            actions.append(("Damage", "dicepod.ui.orkhits.damage"))
+            actions.append(("Ork hits", orkhits.hit))
+            actions.append(("Damage", orkhits.damage))
             actions.append(("Reactor smashed", "smash"))
             actions.append(("Destroyed (card)", _destroy))
             if game.supply_kept:
                 actions.append(("Play supply", "play_supply"))
-            actions.append(("Terminators", "dicepod.ui.coopstatus.orks_terminators"))
-            actions.append(("Board/reserves", "dicepod.ui.coopstatus.orks_board"))
+            actions.append(("Terminators", coopstatus.orks_terminators))
+            actions.append(("Board/reserves", coopstatus.orks_board))
         self.lines = lines
         return actions
 
@@ -173,8 +165,6 @@ class OrksScreen(ActionScreen):
         for line in self.lines:
             if y > 46:
                 break
-            # (cut only when too long: a slice is a new string, and each new string searches
-            # the names interned so far, ~0.1 ms on the emulated Pico)
             canvas.text(line[:width] if len(line) > width else line, 0, y, 1)
             y += 9
 
@@ -182,8 +172,7 @@ class OrksScreen(ActionScreen):
 # -- actions -----------------------------------------------------------------------------------
 
 
-# Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
-# RAM than a def that calls it).
+# Every ui mode module has open(app) -> its screen: the class itself.
 open = OrksScreen  # noqa: A001
 
 
@@ -197,16 +186,6 @@ def _heal(app):
 
 def _supply(app):
     app.session.play(("supply", (app.session.game.current,)))
-
-
-def _kinds_on_board(game):
-    labels = []
-    values = []
-    for k in range(10):
-        if game.board[k]:
-            labels.append("%s (%d)" % (rules.KINDS[k], game.board[k]))
-            values.append(k)
-    return labels, values
 
 
 def _attack(app):

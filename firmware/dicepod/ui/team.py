@@ -1,5 +1,4 @@
-"""Tyranid Attack!: choosing the four Marines before a level or a campaign. A passing screen:
-its code is in RAM only while it is open (the game's screen stays loaded). Pure."""
+"""Tyranid Attack!: choosing the four Marines before a level or a campaign. Pure."""
 
 from dicepod.rules import tyranid as rules
 from dicepod.ui.lists import ListScreen
@@ -24,7 +23,7 @@ class Team(ListScreen):
         items.append("Start")
         self.items = items
         self.title = "Team %d/4 L%d%s" % (
-            self.chosen.count(True),  # (no generator: a function of its own in RAM)
+            self.chosen.count(True),
             self.level,
             " camp" if self.campaign else "",
         )
@@ -36,7 +35,7 @@ class Team(ListScreen):
             self.chosen[index] = not self.chosen[index]
             self.refresh()
             return None
-        team = []  # (a loop: a comprehension is a function of its own in RAM)
+        team = []
         for m in range(5):
             if self.chosen[m]:
                 team.append(m)

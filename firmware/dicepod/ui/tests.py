@@ -268,8 +268,7 @@ class TestsScreen(Screen):
         draw.action_bar(canvas, self.label)
 
 
-# Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
-# RAM than a def that calls it).
+# Every ui mode module has open(app) -> its screen: the class itself.
 open = TestsScreen  # noqa: A001
 
 

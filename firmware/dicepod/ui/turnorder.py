@@ -1,6 +1,5 @@
 """Rise of the Orks: starting a game at a difficulty, and the turn order when Terminators have
-equal Command values, chosen by the players (docs/RULES.md OR-6). A passing module, imported
-when the players start a game (the Orks screen's actions name its functions). Pure."""
+equal Command values, chosen by the players (docs/RULES.md OR-6). Pure."""
 
 from dicepod.ui.lists import Pick
 from dicepod.ui.screen import Replace

@@ -3,7 +3,7 @@ current Marine's actions, attacks (HIT/MISS with the die), the reinforcements ba
 special cards, the infestation deck count, the level result and the campaign. Pure."""
 
 from dicepod.rules import tyranid as rules
-from dicepod.ui import draw
+from dicepod.ui import draw, drawn
 from dicepod.ui.coop import ActionScreen, Status
 from dicepod.ui.lists import Pick
 
@@ -29,7 +29,7 @@ class TyranidScreen(ActionScreen):
         board = _board(game)
         # the players may draw the real cards and counters and enter them (DK-2)
         real = game.phase != rules.SETUP and game.real_draws()
-        place = "dicepod.ui.drawn.tyranid_counter" if real and game.bag.total else _place
+        place = drawn.tyranid_counter if real and game.bag.total else _place
         if phase == rules.SETUP:
             self.title = "Tyranid Attack!"
             lines.append("Choose a level")
@@ -88,9 +88,7 @@ class TyranidScreen(ActionScreen):
                     # the count says 0, the real deck decides (TY-9)
                     actions.append(("Deck ran out", "deck_out"))
                     deck_out = False
-                actions.append(
-                    ("Reveal card", "dicepod.ui.drawn.tyranid_card" if real else _activate)
-                )
+                actions.append(("Reveal card", drawn.tyranid_card if real else _activate))
             actions.append(("Free attack", _free_attack))  # no action spent (TY-5)
             actions.append(("Place Tyranid", place))
             actions.append(("Wound Marine", _wound))
@@ -166,15 +164,14 @@ class TyranidScreen(ActionScreen):
             y += 9
 
 
-# Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
-# RAM than a def that calls it).
+# Every ui mode module has open(app) -> its screen: the class itself.
 open = TyranidScreen  # noqa: A001
 
 
 def _board(game):
     """The Tyranids on the board in words ('Board: 6 Termagant'), or by initial when that is
     too long (the Help page says so)."""
-    words = []  # (a loop: a comprehension is a function of its own in RAM)
+    words = []
     for k in range(3):
         if game.board[k]:
             words.append("%d %s" % (game.board[k], rules.KINDS[k]))
@@ -327,7 +324,7 @@ def _exit(app):
     """How many Marines stand on the exit tile (Level 1's end)."""
     game = app.session.game
     standing = game.marines_standing() if game.console_open else 0
-    labels = []  # (a loop: a comprehension is a function of its own in RAM)
+    labels = []
     for n in range(standing + 1):
         labels.append("%d Marines" % n)
     return Pick("On the exit tile", labels, list(range(standing + 1)), standing, _play_with("exit"))
