@@ -37,7 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="auto (every Pico by USB id; the default), a device path, a URL or a glob pattern;"
         " repeat for several",
     )
-    parser.add_argument("--db", default="dicepod.db", help="SQLite file (default dicepod.db)")
+    parser.add_argument(
+        "--db", default="dicepod.db", help="SQLite file or postgresql:// URL (default dicepod.db)"
+    )
     view = parser.add_mutually_exclusive_group()
     view.add_argument("--quiet", action="store_true", help="no live view, only the summary")
     view.add_argument(
