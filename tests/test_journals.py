@@ -146,7 +146,9 @@ def test_events_lost_to_flash_damage_are_a_marked_break(tmp_path):
     assert journalfix.check(device.journal, seg)  # the device notices, marks the break
     ingest = logger.Ingest(store)
     _session(device, ingest, store, ticks=600)
-    assert store.count() == 299
+    assert store.count() == 300  # 299 events and the device's chained mark of the break
+    lost = [o for o in store.events() if o["event"][0] == "lost"]
+    assert [o["event"][1] for o in lost] == [(seg + 5, seg + 5)]
     assert store.breaks() == [(DEV, "00000000000000d4", seg + 5, seg + 5, store.breaks()[0][4])]
     store.close()
     report = verify_path(db)

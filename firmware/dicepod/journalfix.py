@@ -21,6 +21,15 @@ _RESERVE = const(24576)
 # header), prev of the last event folded (where a break resumes), events lost to damage]. Kept
 # here, not on the Journal, whose few attributes are what stays in RAM.
 _S = [False, journal.GENESIS, 0]
+# The breaks marked while mending, (first, last): each gets its chained ("lost", (first, last))
+# event once the journal's state is restored, so the PC's verify trusts the break (and a
+# forged one is named).
+_MARKS = []
+# The shortest event line ("1 0 0 PREV [\"a\",[]] CRC\n"): damaged bytes without the shape of
+# lines hold at most this many events a byte, counted up so a lost seq is never reused.
+_MIN_LINE = const(34)
+# Events a missing segment may have held (its bytes over the shortest line).
+_SEG_EVENTS = const(8192 // 34 + 1)
 
 # Damaged bytes kept aside for the PC (the newest; older damage is dropped).
 _KEEP_DAMAGED = const(4096)
@@ -159,6 +168,7 @@ def _check(log, seg):
     scan(other, seg, segs[i + 1], True, head[4] if head else None)
     if _S[2]:
         log.lost = getattr(log, "lost", 0) + _S[2]
+    chain_marks(log)
     return other.notices
 
 
@@ -229,6 +239,41 @@ def clear(log):
     _S[0] = False
     _S[1] = journal.GENESIS
     _S[2] = 0
+    del _MARKS[:]
+
+
+def chain_marks(log):
+    """Append the chained ("lost", (first, last)) event of each break marked while mending;
+    a full flash leaves a notice instead."""
+    while _MARKS:
+        first, last = _MARKS.pop(0)
+        try:
+            log.append(0, ("lost", (first, last)))
+        except OSError:
+            log.notices.append("Damage mark not saved")
+
+
+def events_in(piece):
+    """Most events a damaged piece of a segment held: a line-shaped one (a digit first, a
+    newline last, 5 spaces a line) by its spaces, anything else by its bytes."""
+    if piece[:1].isdigit() and piece.endswith(b"\n") and b"\x00" not in piece:
+        return max(1, piece.count(b" ") // 5)
+    return (len(piece) + _MIN_LINE - 1) // _MIN_LINE
+
+
+def cut_break(log, count):
+    """Mark the next count seqs lost (complete lines cut off the end, or a missing segment)
+    and return their break line: the chain resumes with the hash of the break's own body, so
+    the seqs are never used again under this journal id."""
+    first = log.seq + 1
+    last = log.seq + count
+    prev = journal.chain_hash(("! %d %d %s" % (first, last, log.prev)).encode())
+    log.seq = last
+    log.prev = prev
+    _S[0] = True
+    _S[2] += count
+    _MARKS.append((first, last))
+    return break_line(first, last, prev)
 
 
 def _hinted(log):
@@ -271,7 +316,28 @@ def _recover(log, segs):
             log.notices = notices
             segs = log.storage.segments()
     _last(log, segs)
+    _missing(log)
     return _done(log, segs)
+
+
+def _missing(log):
+    """The segment the side file "ack" names is gone (damage): the events it and the lines
+    before it held are marked lost at the end of the last segment left."""
+    hint = 0
+    try:
+        parts = _side(log.storage, "ack").split()
+        if len(parts) == 3 and parts[1].decode() == log.id:
+            hint = int(parts[2])
+    except (ValueError, UnicodeError):
+        return
+    # (a hint of the next seq: a power cut between the side file and the segment's header)
+    if not log.seg or hint <= log.seq + 1 or header(log, hint) is not None:
+        return
+    line = cut_break(log, hint - 1 - log.seq + _SEG_EVENTS)
+    log.storage.append(log.seg, line)
+    log.seg_size += len(line)
+    log.notices.append("Journal damaged:")
+    log.notices.append("%d event(s) lost" % _S[2])
 
 
 def _last(log, segs):
@@ -295,6 +361,7 @@ def _done(log, segs):
         log._rotate(log.seq + 1)
     if _S[2]:
         log.lost = _S[2]
+    chain_marks(log)
     return log.seq
 
 
@@ -431,6 +498,8 @@ def scan(log, seg, stop, repair, resume=None):
     plan = []  # (start, end, bytes or None) ranges to replace
     torn = False
     lines = log.storage.lines(seg)
+    lost = 0  # most events the current run of damaged lines held
+    first_bad = b""
     try:
         for line in lines:
             end = offset + len(line)
@@ -447,11 +516,17 @@ def scan(log, seg, stop, repair, resume=None):
                         mark = break_line(before + 1, log.seq - 1, _S[1])
                         _S[2] += log.seq - 1 - before
                         plan.append((bad, offset, mark))
+                        if repair and log.seq - 1 >= before + 1:
+                            _MARKS.append((before + 1, log.seq - 1))
                     bad = -1
                 if line[:1] != b"@" and line[:1] != b"!":
                     count += 1
-            elif bad < 0:
-                bad = offset
+            else:
+                if bad < 0:
+                    bad = offset
+                    lost = 0
+                    first_bad = line
+                lost += events_in(line)
             torn = not line.endswith(b"\n")
             offset = end
     finally:
@@ -463,12 +538,27 @@ def scan(log, seg, stop, repair, resume=None):
         if resume is not None:
             mark = break_line(log.seq + 1, stop - 1, resume)
             _S[2] += stop - 1 - log.seq
+            if repair and stop - 1 >= log.seq + 1:
+                _MARKS.append((log.seq + 1, stop - 1))
+        elif repair and not stop and log.id and not (torn and first_bad == tail(log, first_bad)):
+            # complete lines damaged at the end (not one torn write): a marked break (a journal
+            # without its identity gets a new one, so its seqs cannot be reused)
+            mark = cut_break(log, lost)
         plan.append((bad, offset, mark))
     if repair:
         log.seg_size = offset
         if plan:
             mend(log, seg, plan, torn and len(plan) == 1 and plan[0][2] is None)
     return count
+
+
+def tail(log, line):
+    """line when it is one torn write of the next event (its seq first, no zeroed bytes,
+    shorter than a line), else b"" (damage)."""
+    seq = b"%d " % (log.seq + 1)
+    if line.startswith(seq) and b"\x00" not in line and b"\xff" not in line and len(line) < 400:
+        return line
+    return b""
 
 
 def load_ack(log):

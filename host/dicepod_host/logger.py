@@ -63,6 +63,7 @@ class _Device:
         # and the proven ones above a gap: {from: to}.
         self.resume: dict[int, tuple[int, str]] = {}
         self.jumps: dict[int, int] = {}
+        self.held = 0  # seqs counted as held by proven breaks (lost on the device)
 
 
 class Ingest:
@@ -222,6 +223,7 @@ class Ingest:
         if not first or obj["prev"] != prev:
             return
         del state.resume[obj["seq"]]
+        state.held += obj["seq"] - first
         if first <= state.have + 1:
             state.have = max(state.have, obj["seq"] - 1)
             self._absorb(state)

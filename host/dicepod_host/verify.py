@@ -27,7 +27,7 @@ from typing import Any
 from dicepod import journal, protocol_pc, replay
 from dicepod.rules import modes
 from dicepod.settings import MissingValue, Settings
-from dicepod_host import records
+from dicepod_host import records, trust
 from dicepod_host.errors import UserError
 from dicepod_host.records import Event, Pair
 
@@ -233,8 +233,7 @@ def _load_db(path):
                 (None, {"type": "break", "dev": dev, "jid": jid, "from": first, "to": last,
                         "prev": prev})
             )  # fmt: skip
-        for (dev, jid), seq in store.heads().items():
-            out.append((None, {"type": "head", "dev": dev, "jid": jid, "seq": seq}))
+        out.extend((None, record) for record in trust.head_records(store))
         return out
     finally:
         store.close()
@@ -286,7 +285,7 @@ def _load_jsonl(text):
             continue
         if obj.get("type") in ("hello", "pong") and "event" not in obj:  # the device's last seq
             out.append((n, {"type": "head", "dev": obj["dev"], "jid": obj["jid"],
-                            "seq": obj["seq"]}))  # fmt: skip
+                            "seq": obj["seq"], "head": obj.get("head", "")}))  # fmt: skip
             continue
         if obj.get("type") != "event":
             out.append((n, Problem("not an event line", obj.get("dev"), None, obj.get("seq"), n)))
@@ -330,6 +329,9 @@ def _load_csv(text):
             out.append((n, Problem("malformed CSV (%s)" % _reason(err), line=n)))
             break
         n = reader.line_num
+        if row.get("kind") in ("#break", "#head"):  # an export's break and head rows
+            out.append((n, _csv_mark(row, n)))
+            continue
         try:
             raw = {
                 "v": int(row["v"]),
@@ -351,6 +353,21 @@ def _load_csv(text):
     return out
 
 
+def _csv_mark(row, n):
+    """A break or head record from an export's CSV row (a Problem when malformed)."""
+    try:
+        dev, jid, seq = row["device"], row.get("journal") or "", int(row["seq"])
+        if row["kind"] == "#head":
+            return {"type": "head", "dev": dev, "jid": jid, "seq": seq, "head": row["prev"]}
+        last = _json_field(row["data"])[0]
+        if not isinstance(last, int) or isinstance(last, bool):
+            raise ValueError("bad break")
+        return {"type": "break", "dev": dev, "jid": jid, "from": seq, "to": last,
+                "prev": row["prev"]}  # fmt: skip
+    except (KeyError, ValueError, TypeError, IndexError, RecursionError) as err:
+        return Problem("malformed CSV row (%s)" % _reason(err), line=n)
+
+
 def _json_field(text):
     if text is None or len(text) > protocol_pc.MAX_LINE:
         raise ValueError("data field too long")
@@ -366,6 +383,8 @@ def verify_records(records: Iterable[tuple[int | None, Any]]) -> Report:
     by_journal = {}
     breaks = {}
     heads = {}
+    hashes = {}  # the chain hash the device reported with its head (hello), per journal
+    logged = set()  # devices the logger heard say hello: each journal of theirs has a head
     for line_no, item in records:
         if isinstance(item, Problem):
             report.problems.append(item)
@@ -374,7 +393,11 @@ def verify_records(records: Iterable[tuple[int | None, Any]]) -> Report:
         if item.get("type") == "break":
             breaks.setdefault(key, {})[item["from"]] = (item["to"], item["prev"])
         elif item.get("type") == "head":
+            if item["seq"] >= heads.get(key, 0):
+                hashes[key] = (item["seq"], item.get("head", ""))
             heads[key] = max(heads.get(key, 0), item["seq"])
+        elif item.get("type") == "logged":
+            logged.add(item["dev"])
         else:
             by_journal.setdefault(key, []).append((item["seq"], line_no, item))
     report.devices = len({dev for dev, _jid in by_journal})
@@ -383,7 +406,22 @@ def verify_records(records: Iterable[tuple[int | None, Any]]) -> Report:
         items.sort(key=lambda t: (t[0], t[1] or 0))
         label = key[0] if not key[1] else "%s journal %s" % key
         report.journals.append((key[0], key[1], len(items), items[0][0], items[-1][0]))
-        _verify_device(label, items, report, breaks.get(key, {}))
+        trusted, forged = trust.vouched(items, breaks.get(key, {}))
+        for first, last in forged:
+            report.problems.append(Problem(
+                "a break of seq %d..%d that no event of the device's chain names (a %s event)"
+                % (first, last, trust.LOST), label, None, first))  # fmt: skip
+        _verify_device(label, items, report, trusted)
+        if key not in heads and key[0] in logged:
+            report.problems.append(Problem(
+                "no head recorded for this journal: the device's last seq is unknown",
+                label))  # fmt: skip
+        seq_hash = hashes.get(key)
+        mine = trust.head_mismatch(items, *seq_hash) if seq_hash else None
+        if mine is not None:
+            report.problems.append(Problem(
+                "the device reported chain head %s at this seq; the log's event hashes to %s"
+                % (seq_hash[1], mine), label, None, seq_hash[0]))  # fmt: skip
         top = heads.get(key, 0)
         if top > items[-1][0]:
             report.problems.append(
@@ -395,6 +433,12 @@ def verify_records(records: Iterable[tuple[int | None, Any]]) -> Report:
                     items[-1][0] + 1,
                 )
             )
+    for key in sorted(set(heads) - set(by_journal)):
+        if heads[key]:
+            label = key[0] if not key[1] else "%s journal %s" % key
+            report.problems.append(Problem(
+                "the device reported seq %d but none of this journal's events are in the log"
+                % heads[key], label))  # fmt: skip
     return report
 
 
@@ -406,7 +450,7 @@ def verify_path(path: str | Path) -> Report:
 def _verify_device(device, items, report, breaks=None):
     """Check one journal's events (device: its label); breaks: {first: (last, prev)} of the
     events the device lost to flash damage (its chain resumes after them)."""
-    breaks = breaks or {}
+    resume = {last + 1: (first, prev) for first, (last, prev) in (breaks or {}).items()}
     expected_seq = 1
     prev_hash = journal.GENESIS
     game_id = 0
@@ -422,11 +466,13 @@ def _verify_device(device, items, report, breaks=None):
             continue
         last_seq = seq
         message = None
-        lost = breaks.get(expected_seq)
-        if lost is not None and seq == lost[0] + 1 and obj["prev"] == lost[1]:
+        # a break the device marked: the chain resumes at last + 1 with the break's prev (the
+        # log may hold some of the lost events, logged before the damage)
+        lost = resume.get(seq)
+        if lost is not None and lost[0] <= expected_seq <= seq and obj["prev"] == lost[1]:
             report.notes.append(
                 "device %s: seq %d..%d lost to flash damage on the device (its journal marks "
-                "the break)" % (device, expected_seq, lost[0])
+                "the break)" % (device, lost[0], seq - 1)
             )
             expected_seq = seq
             prev_hash = obj["prev"]

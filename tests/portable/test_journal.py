@@ -355,20 +355,21 @@ def test_corrupt_line_loses_only_its_event():
     j.storage.write(seg, data)
     damaged_line = lines[4] + b"\n"
     k = journal.Journal(j.storage)
-    assert k.recover() == len(GAME)  # the later events are kept
-    assert getattr(k, "lost", 0) == 1 and k.prev == j.prev and k.seq == j.seq
+    # the later events are kept, and the break is chained: ("lost", (4, 4)) after them
+    assert k.recover() == len(GAME) + 1
+    assert getattr(k, "lost", 0) == 1 and k.seq == j.seq + 1
     assert k.notices and "1 event(s) lost" in k.notices
     kept = _side(j.storage, "damaged")
     assert kept is not None and len(kept) == len(damaged_line) and kept != damaged_line
-    assert chain_ok(k) == (len(GAME) - 1, 1)
+    assert chain_ok(k) == (len(GAME), 1)
     # the game is folded without the lost event (the undo now cancels set_aside(1, 1, 5)...)
-    expected = undone(GAME[:3] + GAME[4:])
+    expected = undone(GAME[:3] + GAME[4:]) + [("lost", (4, 4))]
     assert list(k.game_events()) == expected
     # a second boot finds it mended: no new notice, same state
     m = journal.Journal(j.storage)
-    assert m.recover() == len(GAME) and m.notices == [] and _state(m) == _state(k)
+    assert m.recover() == len(GAME) + 1 and m.notices == [] and _state(m) == _state(k)
     k.append(1, ("roll", (2,)))
-    assert journal.Journal(j.storage).recover() == len(GAME) + 1
+    assert journal.Journal(j.storage).recover() == len(GAME) + 2
 
 
 def test_damaged_end_is_cut_with_a_notice():
@@ -377,9 +378,13 @@ def test_damaged_end_is_cut_with_a_notice():
     data[len(data) - 5] ^= 0x04  # the last line, complete but damaged
     j.storage.write(j.seg, data)
     k = journal.Journal(j.storage)
-    assert k.recover() == len(GAME) - 1
-    assert "Damaged end cut" in k.notices and getattr(k, "dropped", 0) > 0
+    # its seq is marked lost (a break, chained by ("lost", (8, 8))), never written again
+    assert k.recover() == len(GAME) + 1
+    assert "1 event(s) lost" in k.notices and getattr(k, "lost", 0) == 1
     assert _side(j.storage, "damaged") is not None
+    assert chain_ok(k) == (len(GAME), 1)
+    assert list(k.game_events())[-1] == ("lost", (len(GAME), len(GAME)))
+    assert journal.Journal(j.storage).recover() == len(GAME) + 1
 
 
 def test_a_byte_flipped_anywhere_loses_at_most_that_line():
@@ -418,16 +423,28 @@ def _byte_flips(storage, other):
             for older in storage.segments()[:-1]:
                 notices += journalfix.check(k, older)
             n, lost = chain_ok(k)
+            marks = [e for e in _kinds(k) if e == "lost"]
             if at < header:
                 # a header: rebuilt from the segment before (or resumed); no event lost
                 assert n == events and lost == 0, (seg, at)
             else:
-                assert lost <= 1 and n >= events - 1, (seg, at, lost, n)
+                # each event lost is marked: a break, and its chained ("lost", ...) event
+                assert lost <= 1 and n - len(marks) >= events - 1, (seg, at, lost, n)
                 assert notices, (seg, at)
-            assert k.seq == events
+                assert len(marks) == (1 if lost else 0), (seg, at, lost, marks)
+            assert k.seq == events + len(marks)
             trials += 1
     assert trials == 25 * len(segs)
     base = None
+
+
+def _kinds(k):
+    """The kinds of every event line of k's journal."""
+    out = []
+    for _seg, _off, line in k.lines(0, k.storage.segments()[0]):
+        if line[:1] != b"!":
+            out.append(journal.decode(line)[0][3][0])
+    return out
 
 
 def test_broken_chain_or_gap_is_damage():
@@ -675,7 +692,7 @@ def test_file_storage_long_session_and_legacy_file():
         assert _count(k.game_events()) == len(undone(GAME)) + 1200
         # a torn tail on a file is cut by rewriting the (small) last segment
         with open("%s/journal/%d" % (path, k.seg), "ab") as f:
-            f.write(b"2502 1 9")
+            f.write(b"%d 1 9" % (j.seq + 1))  # the next event's line, torn
         m = journal.Journal(FileStorage(path))
         assert m.recover() == j.seq and getattr(m, "dropped", 0) == 8 and m.notices == []
         assert chain_ok(m) == (j.seq, 0)

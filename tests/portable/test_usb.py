@@ -189,6 +189,10 @@ def test_backfill_starts_in_the_segment_holding_n_and_sends_breaks():
         598,
         599,
         600,
+        601,  # the device's chained mark of the break: ("lost", (595, 595))
+    ]
+    assert [o["event"] for o in got if o["type"] == "event" and o["seq"] == 601] == [
+        ("lost", (595, 595))
     ]
     breaks = [o for o in got if o["type"] == "break"]
     assert len(breaks) == 1 and breaks[0]["from"] == 595 and breaks[0]["to"] == 595

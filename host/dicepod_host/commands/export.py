@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from dicepod import journal, protocol_pc
-from dicepod_host import results
+from dicepod_host import results, trust
 from dicepod_host.errors import UserError
 from dicepod_host.store import Store
 
@@ -109,6 +109,7 @@ def write_events(store: Store, out: IO[str], fmt: str, device: str | None = None
         for obj in store.events(device):
             out.write(_event_line(obj))
             n += 1
+        out.writelines(trust.export_lines(store, device))  # what verify needs beside them
         return n
     modes = {(g[0], g[1]): g[2] for g in store.games(device)}
     width = 0
@@ -127,6 +128,8 @@ def write_events(store: Store, out: IO[str], fmt: str, device: str | None = None
                obj["crc"], obj["v"], obj.get("jid", ""))
         )  # fmt: skip
         n += 1
+    for dev, seq, kind, data, prev, jid in trust.export_rows(store, device):
+        writer.writerow((dev, seq, "", "", "", "", kind) + ("",) * width + (data, prev, "", 2, jid))
     return n
 
 

@@ -197,7 +197,7 @@ class LiveView:
                 " v ".join(r.players) if r is not None else "",
                 _state_of(r),
                 state.last_roll,
-                str(dev.have + len(dev.above) - _lost(port, key)) if dev is not None else "",
+                str(dev.have + len(dev.above) - dev.held) if dev is not None else "",
                 ", ".join(_problems(port, key, dev, self.closing)) or "-",
             )
         if logger is not None:
