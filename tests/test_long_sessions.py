@@ -141,7 +141,9 @@ def step_orks(g):
             for k in range(10):
                 if g.board[k]:
                     return ok.attack(k, rb, rb(2))
-        if g.supply_tokens and rb(8) == 0:
+        if g.supply_tokens and not g.supplied and g.moves_left and rb(8) == 0:
+            return ("move", ())
+        if g.moved and g.supply_tokens and not g.supplied and rb(2) == 0:
             return ("supply", (g.current,))
         if g.damage[g.current] and not g.healed and rb(2):
             return ("heal", (g.current,))

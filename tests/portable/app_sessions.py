@@ -350,6 +350,7 @@ def orks_session(app, snap=_nothing, rounds=40):
                     break
             if game.round == 2 and game.current == 1:
                 act(app, "Heal 1 (start)")
+                act(app, "Move")
                 act(app, "Supply token")
                 act(app, "Terminators")
                 once("orks_status")

@@ -117,6 +117,10 @@ def test_OR_14_a_supply_cards_toughness_on_the_screen():
         act(app, "Add Ork")
     act(app, "Terminators")
     assert app.session.game.current == ANGELUS
+    assert "Card attack" not in _labels(app)  # no supply card kept yet
+    act(app, "Move")
+    act(app, "Supply token")  # ends his Move on a token: draw two, keep one
+    assert app.session.game.supply_kept == 1
     act(app, "Card attack")  # "treat the next Ork token as Toughness 2"
     press(app, OK)  # the first kind on the board
     assert top(app) == "Pick" and app.stack[-1].title == "Card sets"
@@ -125,10 +129,13 @@ def test_OR_14_a_supply_cards_toughness_on_the_screen():
     event = app.session.last_event
     assert event[0] == "attack" and len(event[1]) == 5 and event[1][4] == 2
     assert app.session.game.last_hit == (event[1][1] >= 2)  # against 2, not the token's 4
+    assert app.session.game.supply_kept == 0 and app.session.game.supply_discard == 2  # played
 
 
 def test_OR_16_ork_hits_only_from_a_kind_on_the_board():
     game = _game()
+    for _ in range(5):
+        game.apply(("next", ()))  # the Ork Action phase
     assert raises(game.apply, ("hit", (ANGELUS, ok.WARBOSS)))  # no Warboss on the board
     game.apply(("hit", (ANGELUS, NOB)))
     assert game.damage[ANGELUS] == 1
@@ -139,6 +146,9 @@ def test_OR_16_on_the_screen_ork_hits_lists_the_kinds_on_the_board():
     act(app, "Novice")
     while app.session.game.wave_left:
         act(app, "Add Ork")
+    act(app, "Terminators")
+    for _ in range(5):
+        act(app, "Next Terminator")
     act(app, "Ork hits")
     press(app, OK)  # the first standing Terminator
     kinds = [ok.KINDS[k] for k in range(10) if app.session.game.board[k]]
@@ -153,3 +163,119 @@ def test_DK_2_on_the_screen_the_players_enter_the_token_drawn():
     press(app, DOWN, DOWN, OK)  # a Kommando came out of the pile
     assert app.session.game.board[KOMMANDO] == 1 and app.session.game.reserves.counts[KOMMANDO] == 4
     assert 1 <= app.session.game.last_breach <= 6
+
+
+def _labels(app):
+    return [a[0] for a in app.stack[-1].actions]
+
+
+def shows(app, text):
+    """True when the display shows text whole in the 6x8 font, from the left edge, on some
+    row (the pixels compared with the font's own drawing of it)."""
+    import framebuf
+
+    from dicepod.ui import draw
+
+    got = framebuf.FrameBuffer(bytearray(app.board.display.buffer), 128, 64, framebuf.MONO_VLSB)
+    width = len(text) * draw.SMALL
+    for y in range(0, 57):
+        want = framebuf.FrameBuffer(bytearray(1024), 128, 64, framebuf.MONO_VLSB)
+        draw.small(want, text, 0, y)
+        same = True
+        for row in range(y, y + 8):
+            for x in range(width):
+                if got.pixel(x, row) != want.pixel(x, row):
+                    same = False
+                    break
+            if not same:
+                break
+        if same:
+            return True
+    return False
+
+
+# A Warrior card (test values) whose first wave is exactly the special Orks.
+SPECIALS = {"orks.command_lucian": 8, "orks.warrior_wave": 5}
+for _kind in ("boy", "nob", "meganob", "burna", "kommando", "mek", "bigmek"):
+    SPECIALS["orks.warrior_" + _kind] = 0
+for _kind in ("painboy", "weirdboy", "warboss"):
+    SPECIALS["orks.warrior_" + _kind] = 1
+SPECIALS["orks.warrior_mek"] = 1
+SPECIALS["orks.warrior_bigmek"] = 1
+
+
+def test_OR_15_the_warpath_is_shown_whole_and_comes_first():
+    app = _app(SPECIALS)
+    act(app, "Warrior")
+    while app.session.game.wave_left:
+        act(app, "Add Ork")
+    assert app.session.game.reminders() & ok.R_WARPATH
+    assert shows(app, "Warpath:Boyz move+atk")  # the fifth line, drawn whole
+    screen = app.stack[-1]
+    assert screen.actions[screen.index][0] == "Warpath: Ork hits"  # under the cursor
+    press(app, OK, OK, OK)  # Magmus, hit by the first kind on the board
+    assert top(app) == "OrksScreen" and app.session.last_event[0] == "hit"
+    act(app, "Terminators")
+    assert app.session.game.phase == ok.TERMINATOR_PHASE
+
+
+def test_OR_15_every_end_of_phase_reminder_is_shown_whole():
+    app = _app(SPECIALS)
+    act(app, "Warrior")
+    while app.session.game.wave_left:
+        act(app, "Add Ork")
+    act(app, "Terminators")
+    assert shows(app, "Painboy: +1 T next")
+    for _ in range(5):
+        act(app, "Next Terminator")
+    assert app.session.game.phase == ok.ORK_PHASE
+    for text in ("Weirdboy: Waaagh! dmg", "Big Mek: 2 dmg near", "Mek: 1 dmg nearest"):
+        assert shows(app, text), text
+
+
+def _terminator_phase():
+    app = _app({"orks.command_lucian": 8})
+    act(app, "Novice")
+    while app.session.game.wave_left:
+        act(app, "Add Ork")
+    act(app, "Terminators")
+    return app
+
+
+def test_OR_17_no_ork_hits_or_smashes_in_the_terminators_phase():
+    game = _game()
+    assert raises(game.apply, ("hit", (ANGELUS, NOB)))
+    assert raises(game.apply, ("smash", ()))
+    assert game.damage[ANGELUS] == 0 and game.reactors == 6
+    app = _terminator_phase()
+    assert "Ork hits" not in _labels(app) and "Reactor smashed" not in _labels(app)
+    for _ in range(5):
+        act(app, "Next Terminator")
+    act(app, "Reactor smashed")  # the Ork Action phase: now they do
+    assert app.session.game.reactors == 5
+
+
+def test_OR_18_a_supply_token_ends_a_move_once_a_turn():
+    game = _game()
+    assert raises(game.apply, ("supply", (ANGELUS,)))  # no Move yet
+    game.apply(("move", ()))
+    assert raises(game.apply, ("supply", (LUCIAN,)))  # not his turn
+    game.apply(("supply", (ANGELUS,)))
+    game.apply(("move", ()))
+    assert raises(game.apply, ("supply", (ANGELUS,)))  # once a turn
+    assert game.supply_tokens == 5 and game.supply_kept == 1
+    app = _terminator_phase()
+    assert "Supply token" not in _labels(app)
+    act(app, "Move")
+    act(app, "Supply token")
+    assert app.session.game.supply_tokens == 5
+    assert "Supply token" not in _labels(app)
+
+
+def test_OR_14_a_card_attack_needs_a_card_kept():
+    game = _game()
+    assert raises(game.apply, ("attack", (ok.BOY, 6, 0, 0, 2)))  # no supply card kept
+    game.apply(("move", ()))
+    game.apply(("supply", (ANGELUS,)))
+    game.apply(("attack", (ok.BOY, 2, 0, 0, 2)))
+    assert game.last_hit and game.supply_kept == 0 and game.supply_discard == 2

@@ -144,7 +144,9 @@ def test_attack_toughness_cover_and_painboy():
     game.apply(("next", ()))
     assert raises(game.apply, ("attack", (7, 6, 0, 1)))  # never for the Painboy itself
     assert raises(game.apply, ("attack", (0, 6, 0, 0)))  # no Boy left on the board
-    game.apply(("attack", (1, 2, 0, 0, 2)))  # a card sets the Toughness to 2
+    game.apply(("move", ()))
+    game.apply(("supply", (game.current,)))  # a supply card kept at the end of a Move
+    game.apply(("attack", (1, 2, 0, 0, 2)))  # the card sets the Toughness to 2
     assert game.last_hit is True and game.board[1] == 0
     assert game.reminders() & ok.R_PAINBOY
 
@@ -154,7 +156,7 @@ def test_damage_storm_shield_out_of_action_and_grit():
     _to_terminators(game, (0, 0, 0, 0, 1))
     game.apply(("damage", (ok.ANGELUS, 4)))  # Storm Shield: any damage becomes 1
     assert game.damage[ok.ANGELUS] == 1
-    game.apply(("hit", (0, 1)))  # a Nob hits Magmus: damage 2 (setting)
+    game.apply(("damage", (0, 2)))  # as a Nob's hit (its damage 2 is a setting)
     assert game.damage[0] == 2
     game.apply(("damage", (0, 3)))
     assert game.damage[0] == 5 and game.grit == 2
@@ -185,6 +187,8 @@ def test_heroes_all_and_healing():
 def test_reactors_lost():
     game = _started()
     _to_terminators(game, (0, 0, 0, 0, 0))
+    for _ in range(5):
+        game.apply(("next", ()))  # the Ork Action phase: the Orks' own
     for _ in range(5):
         game.apply(("smash", ()))
     assert game.reactors == 1 and game.phase != ok.OVER
@@ -219,7 +223,9 @@ def test_win_when_reserves_and_board_are_empty_and_rank():
 
 def test_supply_draw_two_keep_one():
     game = _started()
-    game.apply(("supply", (2,)))
+    _to_terminators(game, (0, 0, 0, 0, 0))
+    game.apply(("move", ()))  # a token ends a Move
+    game.apply(("supply", (game.current,)))
     assert game.supply_deck == 30 and game.supply_kept == 1 and game.supply_discard == 1
     assert game.supply_tokens == 5
     game.apply(("play_supply", ()))
@@ -301,6 +307,7 @@ def _play(seed, count, keep=True):
         elif phase == ok.TERMINATOR_PHASE:
             t = game.current
             if game.supply_tokens and rb(6) == 0:
+                add(("move", ()))
                 add(("supply", (t,)))
             if game.supply_kept and rb(4) == 0:
                 add(("play_supply", ()))

@@ -41,14 +41,16 @@ Events (ints; T = Terminator id 0..4, K = Ork kind 0..9):
     ("add", (K, face))           an Ork token drawn from the reserves into breach hex `face`
     ("next", ())                 end of the wave / of the current Terminator's turn / Ork phase
     ("attack", (K, face, cover, painboy))       the current Terminator's Attack action
-    ("attack", (K, face, cover, painboy, tough)) ... with the Toughness a card sets (e.g. 2)
+    ("attack", (K, face, cover, painboy, tough)) ... with the Toughness a kept supply card
+                                 sets (e.g. 2): the card is played
     ("destroy", (K,))            a token destroyed without an attack roll (a card)
     ("hit", (T, K))              an Ork token of kind K (on the board) attacks T (its damage
-                                 from settings)
+                                 from settings), not in the Terminators' phase
     ("damage", (T, n))           T is dealt n damage (Weirdboy, Big Mek, Mek, cards)
     ("heal", (T,))               T ends his activation in a starting hex (once)
     ("smash", ())                an Ork damages a power reactor
-    ("supply", (T,))             T ends a move on a supply token: draw 2, keep 1, discard 1
+    ("supply", (T,))             the active T ends his Move on a supply token (once a turn):
+                                 draw 2, keep 1, discard 1
     ("play_supply", ())          a kept supply card is played (to the discard pile)
     ("set", (key, value)), ("new_game", (mode,))   journal bookkeeping
 """
@@ -119,12 +121,12 @@ R_WEIRDBOY = 2  # end of Ork phase: Weirdboy damage = Orks next to it, nearest w
 R_BIG_MEK = 4  # end of Ork phase: 2 damage to the nearest visible Terminator
 R_MEK = 8  # end of Ork phase: 1 damage to the nearest visible Terminator, per Mek
 R_PAINBOY = 16  # Orks next to the Painboy: +1 Toughness
-REMINDERS = (
-    (R_WARPATH, "Warboss: Boyz move+attack"),
-    (R_WEIRDBOY, "Weirdboy: Waaagh! damage"),
-    (R_BIG_MEK, "Big Mek: 2 dmg nearest"),
+REMINDERS = (  # each fits one line of the screen (21 letters)
+    (R_WARPATH, "Warpath:Boyz move+atk"),
+    (R_WEIRDBOY, "Weirdboy: Waaagh! dmg"),
+    (R_BIG_MEK, "Big Mek: 2 dmg near"),
     (R_MEK, "Mek: 1 dmg nearest"),
-    (R_PAINBOY, "Painboy: +1 Tough next"),
+    (R_PAINBOY, "Painboy: +1 T next"),
 )
 
 # Victory ranking labels, in our own words: by grit left (index 1..3), by reactors (1..6).
@@ -263,6 +265,8 @@ class Game:
         self.stood_up = False
         self.moves_left = 0
         self.attacks_left = 0
+        self.moved = False
+        self.supplied = False
         self.healed = False
         self.on_board = 0
         self.wave_size = 0
@@ -354,12 +358,14 @@ class Game:
             if not self.moves_left:
                 raise ValueError("no Move left")
             self.moves_left -= 1
+            self.moved = True
         elif kind == "hit":
             self._playing()
             if len(data) != 2 or not 0 <= data[1] < 10:
                 raise ValueError("bad hit")
             if not self.board[data[1]]:
                 raise ValueError("no such Ork on the board")
+            self._orks_act()
             self._damage(self._terminator(data), self.ork_damage(data[1]))
         elif kind == "damage":
             self._playing()
@@ -369,7 +375,7 @@ class Game:
         elif kind == "heal":
             self._heal(data)
         elif kind == "smash":
-            self._playing()
+            self._orks_act()
             self.reactors -= 1
             if not self.reactors:
                 self._finish(LOST_REACTORS)
@@ -393,6 +399,12 @@ class Game:
     def _playing(self):
         if self.phase == SETUP or self.phase == OVER:
             raise ValueError("no game in play")
+
+    def _orks_act(self):
+        # Orks attack in their own phase and on the Warpath, never in the Terminators' (OR-17)
+        self._playing()
+        if self.phase == TERMINATOR_PHASE:
+            raise ValueError("Orks act later")
 
     def _terminator(self, data):
         t = data[0]
@@ -490,6 +502,8 @@ class Game:
         actions = _ANGELUS_ACTIONS if t == ANGELUS else 1
         self.moves_left = actions
         self.attacks_left = actions
+        self.moved = False
+        self.supplied = False
         self.healed = False
         if self.damage[t] >= _OUT:  # Heroes All: one damage from out of action again
             self.damage[t] = _OUT - 1
@@ -516,6 +530,11 @@ class Game:
         tough = data[4] if len(data) == 5 else self.toughness(kind)
         if not 1 <= tough <= 6:
             raise ValueError("bad toughness")
+        if len(data) == 5:  # a supply card's attack: the card kept is played (OR-14)
+            if not self.supply_kept:
+                raise ValueError("no supply card kept")
+            self.supply_kept -= 1
+            self.supply_discard += 1
         self.attacks_left -= 1
         self.last_kind = kind
         self.last_hit = face >= tough + cover + painboy
@@ -557,11 +576,16 @@ class Game:
             self.damage[t] -= 1
 
     def _supply(self, data):
-        self._playing()
-        if len(data) != 1 or not 0 <= data[0] < 5:
-            raise ValueError("bad supply")
+        # a token is taken at the end of the active Terminator's Move, once a turn (OR-18)
+        if self.phase != TERMINATOR_PHASE or len(data) != 1 or data[0] != self.current:
+            raise ValueError("only the active Terminator")
+        if not self.moved:
+            raise ValueError("Move first")
+        if self.supplied:
+            raise ValueError("one token a turn")
         if not self.supply_tokens:
             raise ValueError("no supply token left")
+        self.supplied = True
         self.supply_tokens -= 1
         drawn = min(2, self.supply_deck)
         self.supply_deck -= drawn

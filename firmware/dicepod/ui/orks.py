@@ -64,14 +64,16 @@ class OrksScreen(ActionScreen):
                 real = game.settings.get("orks.real_draws")
                 actions.append(("Add Ork", drawn.orks_token if real else _add))
             else:
+                if game.wave_warboss:  # the Warpath comes first: the Boyz' hits (OR-15)
+                    actions.append(("Warpath: Ork hits", orkhits.hit))
                 actions.append(("Terminators", "next"))
         elif phase == rules.TERMINATOR_PHASE:
             t = game.current
             self.big = rules.TERMINATORS[t]
             self.track = game.damage[t]
+            lines.append(self.note(app))  # first: the one line short enough for the track
             if game.stood_up:
                 lines.append("Heroes All: up!")
-            lines.append(self.note(app))
             if game.attacks_left:
                 actions.append(("Attack", _attack))
             if game.moves_left:
@@ -79,9 +81,10 @@ class OrksScreen(ActionScreen):
             actions.append(("Next Terminator", "next"))
             if not game.healed:
                 actions.append(("Heal 1 (start)", _heal))
-            actions.append(("Supply token", _supply))
-            if game.attacks_left:
-                # a supply card's Toughness (OR-14)
+            if game.moved and not game.supplied and game.supply_tokens:
+                actions.append(("Supply token", _supply))  # at the end of a Move (OR-18)
+            if game.attacks_left and game.supply_kept:
+                # a kept supply card's Toughness (OR-14)
                 actions.append(("Card attack", drawn.orks_card_attack))
         elif phase == rules.ORK_PHASE:
             lines.append("Ork Action phase")
@@ -101,11 +104,13 @@ class OrksScreen(ActionScreen):
         bits = game.reminders()
         for bit, text in rules.REMINDERS:
             if bits & bit:
-                lines.append("!" + text[:15])
+                lines.append(text)
         if rules.SETUP != phase != rules.OVER:
-            actions.append(("Ork hits", orkhits.hit))
+            if phase == rules.ORK_PHASE:  # the Orks act in their turns only (OR-17)
+                actions.append(("Ork hits", orkhits.hit))
             actions.append(("Damage", orkhits.damage))
-            actions.append(("Reactor smashed", "smash"))
+            if phase != rules.TERMINATOR_PHASE:
+                actions.append(("Reactor smashed", "smash"))
             actions.append(("Destroyed (card)", _destroy))
             if game.supply_kept:
                 actions.append(("Play supply", "play_supply"))
@@ -121,11 +126,11 @@ class OrksScreen(ActionScreen):
         if event is None:
             return ""
         kind, data = event
-        if kind == "attack":
-            return "%s %s %d" % (
+        if kind == "attack":  # at most 14 letters: it sits beside the damage track
+            return "%s %d %s" % (
                 "HIT" if game.last_hit else "MISS",
-                short(rules.KINDS[data[0]]),
                 data[1],
+                rules.KINDS[data[0]][:7],
             )
         if kind == "hit" or kind == "damage":
             t = data[0]
@@ -161,12 +166,13 @@ class OrksScreen(ActionScreen):
                     canvas.fill_rect(x, y, 7, 7, 1)
                 else:
                     canvas.rect(x, y, 7, 7, 1)
-        width = 11 if self.track >= 0 or 0 < len(self.big) <= 2 else 16
+        # the lines in the 6x8 font, whole: 14 letters beside the damage track or breach hex,
+        # 21 under them; every phase has at most as many lines as fit above the action bar
+        narrow = y + 8 if self.track >= 0 else (37 if 0 < len(self.big) <= 2 else 0)
         for line in self.lines:
-            if y > 46:
-                break
-            canvas.text(line[:width] if len(line) > width else line, 0, y, 1)
-            y += 9
+            room = 14 if y < narrow else draw.SMALL_COLUMNS
+            draw.small(canvas, line if len(line) <= room else line[:room], 0, y)
+            y += 8
 
 
 # -- actions -----------------------------------------------------------------------------------
