@@ -7,7 +7,9 @@ the log as tables a spreadsheet opens, or as JSON Lines.
                               journal (the journal id, "" for protocol 1), so `dicepod verify`
                               checks a CSV export too. JSON Lines: the USB
                               protocol's own event lines (the stored crc as stored: a database
-                              edited by hand shows up in verify).
+                              edited by hand shows up in verify). Both end with the
+                              database's breaks and heads (break and hello/pong lines; CSV
+                              rows of kind #break and #head), which verify needs too.
     --table games             one row per game: its result record (dicepod games): device, game,
                               play, mode, started, ended, seconds, events, finished, winner,
                               result, outcome, player_1 .. player_N, score_1 .. score_N, problem.

@@ -1,0 +1,221 @@
+"""What verify trusts beside the events (issue 48, points 5 and 6): a break only as the device's
+chain names it (its ("lost", (first, last)) event), heads that must match, a journal that must
+be there; exports carry breaks and heads; a tail zeroed on the flash after the PC logged it is a
+marked break, and its seqs are never used again.
+
+A real journal and USB link (firmware code, in-process) talk to the logger's Ingest through
+byte buffers into a real SQLite store, which the tests then edit as a tamperer would."""
+
+import sqlite3
+
+from dicepod import journal, journalfix
+from dicepod.drivers.memstorage import MemoryStorage
+from dicepod.drivers.usb import UsbLink
+from dicepod_host import logger
+from dicepod_host.cli import main
+from dicepod_host.store import Store
+from dicepod_host.verify import verify_path
+
+DEV = "e6614c311b7a2f48"
+JID = "0000000000000048"
+
+
+class Pipe:
+    """One direction of the USB line."""
+
+    def __init__(self):
+        self.data = bytearray()
+
+    def write(self, data):
+        self.data.extend(data)
+        return len(data)
+
+    def read(self, n=1):
+        chunk = bytes(self.data[:n])
+        del self.data[:n]
+        return chunk
+
+    def take(self):
+        chunk = bytes(self.data)
+        del self.data[:]
+        return chunk
+
+
+class Device:
+    """A dicepod's journal and USB link on a storage; boot() is a power cycle."""
+
+    def __init__(self, storage=None):
+        self.storage = storage or MemoryStorage()
+        self.n = 0
+        self.boot()
+
+    def boot(self):
+        self.journal = journal.Journal(self.storage, lambda: JID)
+        self.journal.recover()
+        self.to_pc = Pipe()
+        self.from_pc = Pipe()
+        self.link = UsbLink(DEV, self.journal, out=self.to_pc, inp=self.from_pc, poll=False)
+
+    def play(self, count, send=True):
+        for _ in range(count):
+            event = ("new_game", ("free",)) if self.n % 40 == 0 else ("roll", (self.n % 6 + 1,))
+            line = self.journal.append(self.n * 10, event)
+            if send:
+                self.link.on_entry(line)
+            self.n += 1
+            self.link.tick(20)
+
+
+def _session(device, ingest, store, ticks=400):
+    ingest.connected()
+    for _ in range(ticks):
+        for line in ingest.take_outbox():
+            device.from_pc.write(line)
+        device.link.tick(20)
+        ingest.feed(device.to_pc.take())
+        ingest.tick()
+        if store.flush():
+            ingest.acknowledge()
+
+
+def _damaged_db(tmp_path):
+    """A database the logger wrote from a device that lost an event of an older segment to a
+    flipped bit and marked it: (its path, the lost seq)."""
+    db = tmp_path / "log.db"
+    store = Store(db)
+    device = Device()
+    device.play(300, send=False)
+    seg = device.storage.segments()[0]
+    data = bytearray(device.storage.segment(seg))
+    at = data.find(b"\n%d " % (seg + 5)) + 3
+    data[at] ^= 0x20
+    device.storage.write(seg, data)
+    assert journalfix.check(device.journal, seg)
+    _session(device, logger.Ingest(store), store, ticks=600)
+    store.close()
+    return db, seg + 5
+
+
+def _sql(db, *statements):
+    con = sqlite3.connect(db)
+    with con:
+        for sql, args in statements:
+            con.execute(sql, args)
+    con.close()
+
+
+def _problems(db):
+    report = verify_path(db)
+    return report, " | ".join(str(p) for p in report.problems)
+
+
+def test_a_device_marked_break_verifies_and_a_forged_one_is_named(tmp_path):
+    db, lost = _damaged_db(tmp_path)
+    report, text = _problems(db)
+    assert report.ok, text
+    assert any("seq %d..%d lost to flash damage" % (lost, lost) in n for n in report.notes)
+    # a tamperer deletes an event of a sound game (it came later) and forges a break for it
+    victim = 250
+    row = (
+        sqlite3.connect(db).execute("SELECT prev FROM events WHERE seq=?", (victim + 1,)).fetchone()
+    )
+    _sql(
+        db,
+        ("DELETE FROM events WHERE seq=?", (victim,)),
+        ("INSERT INTO breaks VALUES (?, ?, ?, ?, ?)", (DEV, JID, victim, victim, row[0])),
+    )
+    report, text = _problems(db)
+    assert not report.ok
+    assert (
+        "a break of seq %d..%d that no event of the device's chain names"
+        % (
+            victim,
+            victim,
+        )
+        in text
+    )
+    assert "chain broken: seq %d missing" % victim in text
+
+
+def test_a_deleted_head_row_or_journal_is_named(tmp_path):
+    db, _lost = _damaged_db(tmp_path)
+    top = sqlite3.connect(db).execute("SELECT MAX(seq) FROM events").fetchone()[0]
+    # a cut tail hidden by deleting the head row too
+    _sql(
+        db,
+        ("DELETE FROM events WHERE seq > ?", (top - 3,)),
+        ("DELETE FROM heads", ()),
+    )
+    report, text = _problems(db)
+    assert not report.ok and "no head recorded for this journal" in text
+    # a journal deleted whole (its head row left)
+    (tmp_path / "two").mkdir()
+    db2, _lost = _damaged_db(tmp_path / "two")
+    _sql(db2, ("DELETE FROM events", ()))
+    report, text = _problems(db2)
+    assert not report.ok and "none of this journal's events are in the log" in text
+    # a head whose chain hash disagrees with the event the log holds there
+    (tmp_path / "three").mkdir()
+    db3, _lost = _damaged_db(tmp_path / "three")
+    _sql(db3, ("UPDATE heads SET head='12345678'", ()))
+    report, text = _problems(db3)
+    assert not report.ok and "the device reported chain head 12345678" in text
+
+
+def test_exports_of_a_database_with_a_break_verify(tmp_path):
+    db, lost = _damaged_db(tmp_path)
+    for fmt in ("jsonl", "csv"):
+        out = tmp_path / ("export." + fmt)
+        assert main(["export", str(db), "--format", fmt, "-o", str(out)]) == 0
+        report, text = _problems(out)
+        assert report.ok, (fmt, text)
+        assert any("seq %d..%d lost" % (lost, lost) in n for n in report.notes), fmt
+        # and the export's head still guards its tail
+        lines = out.read_text().splitlines()
+        marks = ("#break", "#head", '"break"', '"hello"', '"pong"')
+        events = [ln for ln in lines[fmt == "csv" :] if not any(m in ln for m in marks)]
+        cut = [ln for ln in lines if ln not in events[-2:]]
+        out.write_text("\n".join(cut) + "\n")
+        report, text = _problems(out)
+        assert not report.ok and "missing at the end" in text, fmt
+
+
+def test_a_zeroed_tail_after_the_pc_logged_it_is_a_marked_break(tmp_path):
+    """Complete lines zeroed at the end of the last segment (after the PC stored them): the
+    device marks their seqs lost and never uses them again; the PC keeps what it had, stores
+    what comes after, and verify passes with the break named."""
+    db = tmp_path / "log.db"
+    store = Store(db)
+    device = Device()
+    ingest = logger.Ingest(store)
+    device.play(70)
+    _session(device, ingest, store)
+    assert store.count() == 70
+    seg = device.journal.seg
+    data = bytearray(device.storage.segment(seg))
+    zeroed = data.rfind(b"\n%d " % 64) + 1  # events 64..70 zeroed (no new_game among them)
+    data[zeroed:] = bytes(len(data) - zeroed)
+    device.storage.write(seg, data)
+    device.boot()
+    assert device.journal.seq > 70 and "Journal damaged:" in device.journal.notices
+    marks = [e for e in _events(device) if e[0] == "lost"]
+    assert len(marks) == 1 and marks[0][1][0] == 64 and marks[0][1][1] >= 70
+    device.play(10)
+    ingest = logger.Ingest(store)
+    _session(device, ingest, store)
+    assert ingest.counts["conflict"] == 0
+    seqs = [o["seq"] for o in store.events()]
+    assert seqs[:70] == list(range(1, 71)) and len(seqs) == 70 + 1 + 10
+    store.close()
+    report, text = _problems(db)
+    assert report.ok, text
+    assert any("lost to flash damage" in n for n in report.notes)
+
+
+def _events(device):
+    log = device.journal
+    out = []
+    for _seg, _off, line in log.lines(0, log.storage.segments()[0]):
+        if line[:1] != b"!":
+            out.append(journal.decode(line)[0][3])
+    return out
