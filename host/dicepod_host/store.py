@@ -145,7 +145,7 @@ class Store:
         if cls is Store and str(path).startswith(("postgresql://", "postgres://")):
             from dicepod_host.store_pg import PgStore
 
-            return super().__new__(PgStore)
+            return object.__new__(PgStore)
         return super().__new__(cls)
 
     def __init__(self, path: str | Path, create: bool = True, timeout: float = 2.0) -> None:
