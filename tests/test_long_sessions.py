@@ -56,7 +56,8 @@ VALUES = {
     },
     "orks": {
         "orks.command_magmus": 7, "orks.command_stormheart": 5, "orks.command_lucian": 8,
-        "orks.command_etrus": 6,
+        "orks.command_etrus": 6, "orks.actions_magmus": 1, "orks.actions_stormheart": 1,
+        "orks.actions_lucian": 1, "orks.actions_etrus": 1,
     },
     "tests": {},
 }[mode]

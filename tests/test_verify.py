@@ -250,6 +250,7 @@ def _orks_start():
     events = [("new_game", ("orks",))]
     commands = {"magmus": 7, "stormheart": 5, "lucian": 8, "etrus": 6}
     events += [("set", ("orks.command_" + t, c)) for t, c in commands.items()]
+    events += [("set", ("orks.actions_" + t, 1)) for t in commands]
     for kind in ("boy", "nob", "kommando"):
         events.append(("set", ("orks.tough_" + kind, 4)))
         events.append(("set", ("orks.damage_" + kind, 1)))

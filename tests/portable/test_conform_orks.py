@@ -2,7 +2,7 @@
 plays the rule through dicepod.rules.orks, and where a player meets it on the screen, through
 the app with button presses. Portable: CPython (pytest) and real MicroPython."""
 
-from app_board import DOWN, OK, Board, act, menu, press, top
+from app_board import DOWN, OK, UP, Board, act, menu, press, top
 from checks import raises
 from seeded import scripted
 
@@ -17,6 +17,8 @@ CARDS = {
     "orks.command_lucian": 7,
     "orks.command_etrus": 6,
 }
+for _name in ("magmus", "stormheart", "lucian", "etrus"):
+    CARDS["orks.actions_" + _name] = 1  # one Move and one Attack a turn
 for _kind in ("boy", "nob", "meganob", "burna", "kommando", "mek", "bigmek", "painboy"):
     CARDS["orks.tough_" + _kind] = 4
     CARDS["orks.damage_" + _kind] = 1
@@ -66,7 +68,8 @@ def _app(extra=None):
     if extra:
         values.update(extra)
     for key in values:
-        app.session.change_setting(key, values[key])
+        if values[key] is not None:  # None: left for the device to ask
+            app.session.change_setting(key, values[key])
     menu(app, "orks")
     return app
 
@@ -279,3 +282,47 @@ def test_OR_14_a_card_attack_needs_a_card_kept():
     game.apply(("supply", (ANGELUS,)))
     game.apply(("attack", (ok.BOY, 2, 0, 0, 2)))
     assert game.last_hit and game.supply_kept == 0 and game.supply_discard == 2
+
+
+def test_OR_8_each_terminators_allowance_is_asked_from_his_datasheet():
+    values = dict(CARDS)
+    values["orks.command_lucian"] = 8
+    game = ok.Game(Settings(ok.SETTINGS, values))
+    game.apply(("start", (ok.NOVICE,)))
+    assert game.allowance(ANGELUS) == 3 and game.allowance(LUCIAN) == 1
+    unset = {"orks.command_lucian": 8}
+    for name in ("magmus", "stormheart", "lucian", "etrus"):
+        unset["orks.actions_" + name] = None
+    app = _app(unset)
+    press(app, OK)  # Novice (under the cursor): four questions, one a Terminator (lowest 1)
+    asked = []
+    while top(app) == "AskValue":
+        asked.append(app.stack[-1].key)
+        press(app, *((OK,) if len(asked) != 3 else (UP, OK)))  # Lucian: two of each
+    assert asked == ["orks.actions_" + n for n in ("magmus", "stormheart", "lucian", "etrus")]
+    assert top(app) == "OrksScreen" and app.session.game.phase == ok.WAVE  # no other action
+    while app.session.game.wave_left:
+        act(app, "Add Ork")
+    act(app, "Terminators")
+    act(app, "Next Terminator")  # Angelus's turn passes: Lucian's
+    game = app.session.game
+    assert game.current == LUCIAN and game.moves_left == 2 and game.attacks_left == 2
+
+
+def test_OR_8_a_granted_extra_attack_is_rolled():
+    game = _game()
+    game.apply(("next", ()))  # Lucian: one Attack
+    game.apply(("attack", (ok.BOY, 1, 0, 0)))
+    assert raises(game.apply, ("attack", (ok.BOY, 6, 0, 0)))
+    game.apply(("extra", ()))
+    game.apply(("attack", (ok.BOY, 6, 0, 0)))
+    assert game.last_hit and game.attacks_left == 0
+    app = _terminator_phase()
+    act(app, "Next Terminator")
+    act(app, "Attack")
+    press(app, OK, OK)  # the first kind, in the open: rolled
+    assert "Attack" not in _labels(app)
+    act(app, "Extra attack")
+    act(app, "Attack")
+    press(app, OK, OK)
+    assert app.session.last_event[0] == "attack" and app.session.game.attacks_left == 0

@@ -17,6 +17,8 @@ CARDS = {
     "orks.command_lucian": 8,
     "orks.command_etrus": 6,
 }
+for _name in ("magmus", "stormheart", "lucian", "etrus"):
+    CARDS["orks.actions_" + _name] = 1  # one Move and one Attack a turn
 for _i, _kind in enumerate(("boy", "nob", "meganob", "burna", "kommando")):
     CARDS["orks.tough_" + _kind] = 3 + _i % 3
     CARDS["orks.damage_" + _kind] = 1 + _i % 2

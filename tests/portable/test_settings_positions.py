@@ -77,6 +77,9 @@ def test_orks_every_setting_read_by_its_own_key():
         elif group == "command":
             t = _named(orks.TERMINATORS, what)
             assert game.command(t) == want, key
+        elif group == "actions":
+            t = _named(orks.TERMINATORS, what)
+            assert game.allowance(t) == want, key
         elif group == "tough":
             assert game.toughness(short.index(what)) == want, key
         elif group == "damage":

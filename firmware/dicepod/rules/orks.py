@@ -25,7 +25,8 @@ Choices where the rulebook is silent (RULES.md marks them [open]): every Command
 Angelus's, every token's Toughness and damage, and the Warrior, Veteran and Commander cards
 (tokens of each kind, Orks per wave) are settings with no default (MissingValue until entered).
 Equal Command values: the players choose the order (docs/RULES.md OR-6), so the start event
-then names it. Each turn a Terminator has one Move and one Attack (Angelus three of each); the
+then names it. Each turn a Terminator has as many Moves and Attacks as his datasheet gives
+(Angelus three of each, the others asked; an ability or card may grant one more Attack); the
 device refuses more (OR-8), and a starting hex heals once per activation (OR-10). "Ork hits"
 names a kind on the board (OR-16). With the setting orks.real_draws the players draw the real
 tokens from the reserves and enter the kind (DK-2). The set-up placement counts as the first
@@ -52,6 +53,7 @@ Events (ints; T = Terminator id 0..4, K = Ork kind 0..9):
     ("supply", (T,))             the active T ends his Move on a supply token (once a turn):
                                  draw 2, keep 1, discard 1
     ("play_supply", ())          a kept supply card is played (to the discard pile)
+    ("extra", ())                an ability or card grants the active Terminator one Attack
     ("set", (key, value)), ("new_game", (mode,))   journal bookkeeping
 """
 
@@ -148,6 +150,7 @@ _TOUGH = const(4)  # Toughness of each kind, in KINDS order
 _DAMAGE = const(14)  # damage of each kind, in KINDS order
 _HORDE = const(24)  # Warrior, Veteran, Commander: 10 kinds then Orks per wave, 11 a card
 _CARD = const(11)
+_ACTIONS = const(58)  # Moves (and as many Attacks) a turn: Magmus, Stormheart, Lucian, Etrus
 
 # Names for the yes/no settings, for the settings screen.
 VALUE_NAMES = (("orks.real_draws", ("No", "Yes")),)
@@ -225,6 +228,12 @@ orks.commander_warboss - 0 1 Commander Warbosses
 orks.commander_wave - 1 20 Commander Orks/wave
 orks.real_draws 0 0 1 Players draw real tokens
 """,
+    b"""\
+orks.actions_magmus - 1 3 Magmus Moves+Attacks
+orks.actions_stormheart - 1 3 Stormheart Moves+Atk
+orks.actions_lucian - 1 3 Lucian Moves+Attacks
+orks.actions_etrus - 1 3 Etrus Moves+Attacks
+""",
 )
 
 
@@ -296,6 +305,13 @@ class Game:
         if t == ANGELUS:
             return _ANGELUS_COMMAND
         return self.settings.at(_COMMAND_INDEX[t])
+
+    def allowance(self, t):
+        """Return how many Moves, and as many Attacks, Terminator t has a turn (MissingValue
+        if not entered: only Angelus's datasheet is in the rulebook, OR-8)."""
+        if t == ANGELUS:
+            return _ANGELUS_ACTIONS
+        return self.settings.at(_ACTIONS + _COMMAND_INDEX[t])
 
     def toughness(self, kind):
         """Return an Ork kind's Toughness (MissingValue if not entered)."""
@@ -386,6 +402,10 @@ class Game:
             self._destroyed(data[0], -1)
         elif kind == "supply":
             self._supply(data)
+        elif kind == "extra":  # an ability or card grants the active Terminator an Attack
+            if self.phase != TERMINATOR_PHASE or data:
+                raise ValueError("not the Terminators' phase")
+            self.attacks_left += 1
         elif kind == "play_supply":
             if not self.supply_kept:
                 raise ValueError("no supply card kept")
@@ -440,6 +460,8 @@ class Game:
                 raise ValueError("choose the order")  # equal Command values (OR-6)
         if given and order != list(data[1:]):
             raise ValueError("highest first")
+        for t in range(5):
+            self.allowance(t)
         self._reset()
         self.difficulty = difficulty
         for k in range(10):
@@ -499,7 +521,7 @@ class Game:
         t = self.order[self.turn]
         self.current = t
         self.stood_up = False
-        actions = _ANGELUS_ACTIONS if t == ANGELUS else 1
+        actions = self.allowance(t)
         self.moves_left = actions
         self.attacks_left = actions
         self.moved = False

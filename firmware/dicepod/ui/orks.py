@@ -81,6 +81,7 @@ class OrksScreen(ActionScreen):
             actions.append(("Next Terminator", "next"))
             if not game.healed:
                 actions.append(("Heal 1 (start)", _heal))
+            actions.append(("Extra attack", "extra"))  # granted by an ability or card
             if game.moved and not game.supplied and game.supply_tokens:
                 actions.append(("Supply token", _supply))  # at the end of a Move (OR-18)
             if game.attacks_left and game.supply_kept:
