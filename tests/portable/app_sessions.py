@@ -273,7 +273,7 @@ def _tyranid_play(app, snap, limit):
             act(app, "Exit tile count")
             press(app, OK)
             break
-        if labels[0] == "Deck ran out":  # the count says 0: the real deck ran out too
+        if labels[:2] == ["Reveal card", "Deck ran out"]:  # the real deck ran out too
             act(app, "Deck ran out")
             continue
         if "New round" in labels:
@@ -284,7 +284,7 @@ def _tyranid_play(app, snap, limit):
                 shots["reveal"] = 1
                 snap("tyranid_reveal")
         elif "Attack" in labels:
-            if game.level == 1 and steps % 7 == 3:
+            if game.level == 1 and steps % 7 == 3 and "Console" in labels:
                 act(app, "Console")
                 continue
             try_attack = any(game.board[k] for k in range(3)) or game.level == 3

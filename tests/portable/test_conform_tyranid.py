@@ -2,7 +2,7 @@
 plays the rule through dicepod.rules.tyranid, and where a player meets it on the screen, through
 the app with button presses. Portable: CPython (pytest) and real MicroPython."""
 
-from app_board import DOWN, OK, Board, act, first, menu, press, top
+from app_board import DOWN, OK, UP, Board, act, first, menu, press, top
 from checks import raises
 
 from dicepod.rules import tyranid as ty
@@ -234,3 +234,88 @@ def test_DK_2_on_the_screen_the_players_enter_the_card_and_the_counter_drawn():
         app.session.game.board[ty.GENESTEALER] == 1
         and app.session.game.bag.counts[ty.GENESTEALER] == 4
     )
+
+
+def _labels(app):
+    return [a[0] for a in app.stack[-1].actions]
+
+
+def test_TY_9_the_last_card_is_resolved_before_the_deck_ends():
+    app = _app_level_one()
+    game = app.session.game
+    while game.infestation_left or game.current >= 0 or game.needs_shuffle():
+        if game.needs_shuffle():
+            app.session.play(ty.shuffle(game, app.randbelow))
+        elif game.current >= 0:
+            app.session.play(("end_turn", ()))
+        else:
+            app.session.play(ty.activate(game))
+        game = app.session.game
+    app.stack[-1].on_event(app)
+    press(app, DOWN, UP)  # the screen as the table sees it
+    assert game.last_card == T  # the last counted infestation card, still to resolve
+    assert _labels(app)[:2] == ["Reveal card", "Deck ran out"]
+    press(app, OK)  # a tap reveals: the real deck decides (TY-9), the level goes on
+    assert app.session.last_event[0] == "activate" and not app.session.game.infestation_out
+    assert app.session.game.phase == ty.PLAY
+
+
+def test_TY_5_no_free_attack_in_a_tyranid_card():
+    game = _game()
+    game.apply(("shuffle", LAST_IS_MAXIMUS))
+    game.apply(ty.activate(game))  # a Tyranid card: no Marine's turn
+    assert raises(game.apply, ("attack", (ty.TERMAGANT, 6, 1)))
+    assert game.board[ty.TERMAGANT] == 6
+    app = _app_level_one()
+    app.session.play(("shuffle", LAST_IS_MAXIMUS))
+    act(app, "Reveal card")
+    assert app.session.game.last_card == T and "Free attack" not in _labels(app)
+    act(app, "Reveal card")  # Adrix's turn: his free actions
+    assert "Free attack" in _labels(app)
+
+
+def test_TY_12_the_console_is_rolled_until_it_opens_once():
+    game = _game()
+    game.apply(("shuffle", LAST_IS_MAXIMUS))
+    while game.current < 0:
+        game.apply(ty.activate(game))
+    game.apply(("console", (6,)))
+    assert game.console_open and raises(game.apply, ("console", (6,)))
+    app = _app_level_one()
+    app.session.play(("shuffle", LAST_IS_MAXIMUS))
+    while app.session.game.current < 0:
+        act(app, "Reveal card")
+    app.session.play(("console", (6,)))
+    app.stack[-1].on_event(app)
+    assert "Console" not in _labels(app) and "Move" in _labels(app)
+
+
+def test_TY_16_a_campaigns_level_one_takes_the_campaign_cards_outcome():
+    alone = _game()
+    alone.apply(("deck_out", ()))
+    assert raises(alone.apply, ("result", (ty.WIN,)))  # the stand-alone table judges
+    game = _game(campaign=1)
+    game.apply(("deck_out", ()))
+    game.apply(("result", (ty.WIN,)))  # two on the exit: the campaign card may say won
+    assert game.phase == ty.OVER and game.result == ty.WIN
+    game.apply(("next_level", ()))
+    assert game.level == 2
+    from dicepod.app import App
+
+    app = App(Board(seed=3))
+    app.start()
+    for key in CARDS:
+        app.session.change_setting(key, CARDS[key])
+    menu(app, "tyranid")
+    act(app, "Campaign")
+    first(app)
+    for _ in range(5):
+        press(app, DOWN)
+    press(app, OK)  # Start
+    assert app.session.game.campaign and app.session.game.level == 1
+    act(app, "Deck ran out")
+    act(app, "Result: win")
+    assert app.session.game.result == ty.WIN
+    act(app, "Next level")
+    press(app, OK)  # no reinforcement
+    assert app.session.game.level == 2

@@ -33,8 +33,9 @@ whether the printed deck size counts the briefing card (yes) are settings with d
 whenever the count is shown (a change mid-level counts at once). Level 1 ends when the players
 say its infestation deck ran out (after the last card is resolved). The briefing cards for levels 2
 and 3 are not in the rulebook, so their outcome is recorded by the players (("result", ...));
-on those levels an empty infestation deck reveals nothing more. A campaign level counts as won
-on a minor or major victory (level 1) or a recorded win.
+on those levels an empty infestation deck reveals nothing more. A campaign's Level 1 may be
+judged by the campaign card too: its outcome is recorded like theirs. A campaign level counts
+as won on a minor or major victory (level 1) or a recorded win.
 
 Events (ints unless noted; M = Marine id 0..4, K = Tyranid kind 0..2, T = target 0..3):
     ("start", (level, campaign, M, M, M, M))  set up a level (campaign 1 needs level 1)
@@ -48,7 +49,7 @@ Events (ints unless noted; M = Marine id 0..4, K = Tyranid kind 0..2, T = target
     ("move", ()), ("action", ())      the current Marine spends an action
     ("attack", (T, face))        the current Marine attacks (spends an action)
     ("attack", (T, face, 1))     a free attack (a free action, a special card): no action spent,
-                                 any time in play
+                                 in a Marine's turn, also after his last action
     ("console", (face,))         level 1: the current Marine tries the console (an action)
     ("end_turn", ())             the current Marine stops early
     ("special", (M,))            M plays a special card (no action)
@@ -56,7 +57,8 @@ Events (ints unless noted; M = Marine id 0..4, K = Tyranid kind 0..2, T = target
     ("add_tyranid_card", ())     an extra Tyranid activation card (challenge cards; two at most)
     ("deck_out", ())             level 1: the players' infestation deck ran out
     ("exit", (n,))               level 1 ends with n Marines on the exit tile
-    ("result", (code,))          levels 2-3: the players record the briefing card's outcome
+    ("result", (code,))          levels 2-3 (and a campaign's Level 1): the players record the
+                                 briefing or campaign card's outcome
     ("next_level", ()) / ("next_level", (M,))  campaign: next level, optionally reinforced by M
     ("set", (key, value)), ("new_game", (mode,))   journal bookkeeping
 """
@@ -334,6 +336,8 @@ class Game:
         elif kind == "console":
             if self.level != 1:
                 raise ValueError("no console on this level")
+            if self.console_open:
+                raise ValueError("the console is open")  # activated once (TY-12)
             if len(data) != 1 or not 1 <= data[0] <= 6:
                 raise ValueError("bad face")
             self._spend()
@@ -380,7 +384,8 @@ class Game:
                 raise ValueError("the console is not activated")
             self._finish(level_one_result(data[0]))
         elif kind == "result":
-            if self.phase != PLAY or self.level == 1:
+            # levels 2-3, and a campaign's Level 1: the briefing card's outcome (TY-16)
+            if self.phase != PLAY or (self.level == 1 and not self.campaign):
                 raise ValueError("no result to record")
             if len(data) != 1 or data[0] not in (LOSS, WIN):
                 raise ValueError("bad result")
@@ -528,6 +533,8 @@ class Game:
         free = len(data) == 3
         if free and (data[2] != 1 or self.phase != PLAY):
             raise ValueError("bad free attack")
+        if free and (not 0 <= self.last_card < TYRANID_CARD or self.idle_card):
+            raise ValueError("no Marine's turn")  # a Marine's own free action (TY-5)
         if target == PRIME:
             if self.level != 3 or self.prime_destroyed:
                 raise ValueError("no Prime to attack")

@@ -80,16 +80,18 @@ class TyranidScreen(ActionScreen):
                 actions.append(("Move", "move"))
                 actions.append(("Attack", _attack))
                 actions.append(("Other action", "action"))
-                if game.level == 1:
+                if game.level == 1 and not game.console_open:
                     actions.append(("Console", _console))
                 actions.append(("End turn", "end_turn"))
             else:
+                actions.append(("Reveal card", drawn.tyranid_card if real else _activate))
                 if deck_out and not game.infestation_left:
-                    # the count says 0, the real deck decides (TY-9)
+                    # the count says 0, the real deck decides (TY-9): second, so that the
+                    # last card revealed is resolved before a tap ends the level
                     actions.append(("Deck ran out", "deck_out"))
                     deck_out = False
-                actions.append(("Reveal card", drawn.tyranid_card if real else _activate))
-            actions.append(("Free attack", _free_attack))  # no action spent (TY-5)
+            if 0 <= game.last_card < rules.TYRANID_CARD and not game.idle_card:
+                actions.append(("Free attack", _free_attack))  # no action spent (TY-5)
             actions.append(("Place Tyranid", place))
             actions.append(("Wound Marine", _wound))
             actions.append(("Special card", _special))
@@ -102,7 +104,7 @@ class TyranidScreen(ActionScreen):
                 actions.append(("Deck ran out", "deck_out"))
             if game.level == 1 and not game.infestation_out:
                 actions.append(("End: exit count", _exit))
-            elif game.level > 1:
+            if game.level > 1 or game.campaign:  # the card's outcome (TY-16)
                 actions.append(("Result: win", ("result", (rules.WIN,))))
                 actions.append(("Result: loss", ("result", (rules.LOSS,))))
         else:
