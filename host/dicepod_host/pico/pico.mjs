@@ -1066,14 +1066,29 @@ function main() {
     const fd = Number(args['usb-fd']);
     usbIn = new tty.ReadStream(fd);
     usbIn.setRawMode?.(true);
+    // Device -> PC bytes, one write at a time on a worker thread: a write to a pty nobody
+    // reads blocks, and must block a worker, never the chip. Past 64 KB waiting the bytes are
+    // dropped, as a real Pico's USB drops what the host does not take, and the chip plays on.
     let pendingOut = 0;
+    let writing = false;
+    const outQueue = [];
+    const pumpOut = () => {
+      if (writing || !outQueue.length) return;
+      const chunk = Buffer.concat(outQueue.splice(0));
+      writing = true;
+      fs.write(fd, chunk, (err, n) => {
+        writing = false;
+        const done = err ? chunk.length : n; // an error (EAGAIN, a closed pty) drops the chunk
+        pendingOut -= done;
+        if (done < chunk.length) outQueue.unshift(chunk.subarray(done));
+        pumpOut();
+      });
+    };
     pico.usbOut = (buffer) => {
-      // the PC side reads as fast as the pty lets it; what nobody reads is kept up to 64 KB
       if (pendingOut > 65536) return;
       pendingOut += buffer.length;
-      usbIn.write(Buffer.from(buffer), () => {
-        pendingOut -= buffer.length;
-      });
+      outQueue.push(Buffer.from(buffer));
+      pumpOut();
     };
     usbIn.on('data', (chunk) => {
       usbReceived += chunk.length;
