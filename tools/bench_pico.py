@@ -648,10 +648,11 @@ def main(argv):
         bench_presses(rec, modes)
     if "feel" not in skip:
         lines = bench_feel(rec, modes)
-        if not args.quick and args.modes == parser.get_default("modes"):
+        if args.modes == parser.get_default("modes"):
             from measurements import record
 
-            record("bench_pico feel (%s)" % FIRMWARE, lines)
+            sessions = "the suite's shorter sessions" if args.quick else "the full sessions"
+            record("bench_pico feel (%s)" % FIRMWARE, lines, note="Every mode, %s." % sessions)
     if "romfs" not in skip:
         bench_romfs(options)
     if args.heap:
