@@ -101,7 +101,8 @@ def test_same_verbs_same_output_and_copy_twice_stores_once(server, tmp_path, cap
         assert list(pg.events(received=True)) == list(lite.events(received=True))
     with Store(url, create=False) as pg, Store(sqlite_db, create=False) as lite:
         assert dash.data(pg) == dash.data(lite)  # the dashboard's page data
-    for argv in VERBS:
+    naming = ["players", "DB", "c1ab000000000002", "Cy", "Di"]
+    for argv in VERBS + [naming, ["players", "DB"], ["games", "DB"]]:
         lite = _out(capsys, argv, sqlite_db)
         pg = _out(capsys, argv, url)
         assert lite == pg, argv
