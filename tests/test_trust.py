@@ -219,3 +219,53 @@ def _events(device):
         if line[:1] != b"!":
             out.append(journal.decode(line)[0][3])
     return out
+
+
+def test_a_deleted_older_segment_is_sent_as_a_gap_then_marked(tmp_path):
+    """A segment before the last one is gone: the back-fill sends the gap as a break line and
+    goes on past it (every event after it reaches the PC); the idle scrub marks the break in
+    the journal, chained by its lost event, and verify then passes with the break named."""
+    db = tmp_path / "log.db"
+    store = Store(db)
+    device = Device()
+    device.play(600, send=False)
+    segs = device.storage.segments()
+    gone, following = segs[1], segs[2]
+    device.storage.remove(gone)
+    device.boot()
+    ingest = logger.Ingest(store)
+    _session(device, ingest, store, ticks=800)
+    kept = [s for s in range(1, 601) if not gone <= s < following]
+    assert [o["seq"] for o in store.events()] == kept
+    assert [b[2:4] for b in store.breaks()] == [(gone, following - 1)]
+    report, text = _problems(db)
+    assert not report.ok and "no event of the device's chain names" in text
+    notices = journalfix.scrub(device.journal)
+    assert "%d event(s) lost" % (following - gone) in notices
+    assert journalfix.scrub(device.journal) == []  # mended: found once
+    _session(device, logger.Ingest(store), store, ticks=200)
+    assert [o["event"] for o in store.events()][-1] == ("lost", (gone, following - 1))
+    store.close()
+    report, text = _problems(db)
+    assert report.ok, text
+    assert any("seq %d..%d lost" % (gone, following - 1) in n for n in report.notes)
+
+
+def test_a_flipped_bit_in_an_older_segment_is_a_gap_in_a_checked_back_fill():
+    """Journal.lines(check=True), as a back-fill reads: a damaged line of an older segment
+    comes as a break line before the next good one, and the segment is noted for mending."""
+    device = Device()
+    device.play(300, send=False)
+    seg = device.storage.segments()[0]
+    data = bytearray(device.storage.segment(seg))
+    at = data.find(b"\n%d " % (seg + 7)) + 3
+    data[at] ^= 0x20
+    device.storage.write(seg, data)
+    device.boot()
+    log = device.journal
+    got = [line for _s, _o, line in log.lines(0, seg, check=True)]
+    breaks = [journalfix.decode_break(x) for x in got if x[:1] == b"!"]
+    assert len(breaks) == 1 and breaks[0][:2] == (seg + 7, seg + 7)
+    assert len(got) == 300 and log.bad == seg
+    assert journalfix.check(log, seg)  # mended and marked, as the fold's own finding is
+    assert [e for e in _events(device) if e[0] == "lost"] == [("lost", (seg + 7, seg + 7))]

@@ -198,6 +198,15 @@ def seq_of(line):
         return -1
 
 
+def _gap(first, last, resume):
+    """A break line for seqs first..last that could not be read; resume: the next line, or the
+    prev the chain resumes with."""
+    if not isinstance(resume, str):
+        resume = resume[: resume.rfind(b" ")].split(b" ")[3].decode()
+    body = ("! %d %d %s" % (first, last, resume)).encode()
+    return body + crc_tail(body)
+
+
 # A segment is closed (the next event starts a new one) once it holds this many bytes.
 _SEG_BYTES = const(8192)
 # Bytes kept free on the flash: below this, the oldest segments go before a new one starts.
@@ -322,16 +331,20 @@ class Journal:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def lines(self, since, seg, start=0):
+    def lines(self, since, seg, start=0, check=False):
         """Iterate (seg, offset, line) over the event and break lines from segment seg at
         byte offset start (see journalfix.find for the segment holding a seq), skipping lines of
         seq <= since (and a line a failed write left twice). Headers are left out; break
-        lines and damaged lines come as they are. The next segment is the one named by the
-        last seq + 1 (or the last seq, when a failed write left its line behind too): no
-        directory listing while it runs, nothing but a few ints held between lines (the
-        game's fold loads a mode's code while this runs)."""
+        lines and damaged lines come as they are (check: a run of damaged lines comes as a
+        break line instead, before the next good line, and the segment is noted in bad for
+        journalfix.check to mend). The next segment is the one named by the last seq + 1 (or
+        the last seq, when a failed write left its line behind too): no directory listing
+        while it runs, nothing but a few ints held between lines (the game's fold loads a
+        mode's code while this runs). A segment missing before the last one (damage) is
+        found by a listing and its events come as a break line: a gap is sent as a gap."""
         name = seg
         last = since
+        damaged = False  # (check) damaged lines since the last good one
         while name:
             top = 0
             offset = start
@@ -358,9 +371,18 @@ class Journal:
                         seq = int(line[: line.find(b" ")])
                     except ValueError:
                         seq = -1
+                    if check and seq >= 0 and crc_tail(line[: line.rfind(b" ")]) != line[-10:]:
+                        seq = -1
                     if seq < 0:  # damaged
-                        yield name, at, line
+                        if not check:
+                            yield name, at, line
+                        elif name != self.seg:
+                            self.bad = name
+                        damaged = True
                     elif seq > last:
+                        if damaged and seq > last + 1:
+                            yield name, at, _gap(last + 1, seq - 1, line)
+                        damaged = False
                         last = seq
                         if seq > top:
                             top = seq
@@ -379,6 +401,20 @@ class Journal:
                     close = getattr(probe, "close", None)
                     if close:
                         close()
+            if not following and self.seg and name < self.seg:
+                for first in self.storage.segments():  # a missing segment: the next one there is
+                    if first > name:
+                        following = first
+                        break
+                # (top 0: resumed at the segment's end, its last seq unknown: no gap claimed)
+                if following and top and following - 1 > max(top, last):
+                    from dicepod import journalfix
+
+                    head = journalfix.header(self, following)
+                    journalfix.unload()
+                    if head is not None:
+                        yield name, offset, _gap(max(top, last) + 1, following - 1, head[4])
+                        last = following - 1
             name = following
 
     def _game_entries(self, limit):

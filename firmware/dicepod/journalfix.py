@@ -172,6 +172,40 @@ def _check(log, seg):
     return other.notices
 
 
+def scrub(log):
+    """Check every segment before the last (an idle scrub: journal damage is found before
+    the PC asks for it): damage mended and marked as check() does, and a missing segment
+    marked as a break at the end of the one before it. Return the notices."""
+    try:
+        notices = []
+        segs = log.storage.segments()
+        for i in range(len(segs) - 1):
+            notices += _check(log, segs[i])
+            notices += _gap_after(log, segs[i], segs[i + 1])
+        return notices
+    finally:
+        unload()
+
+
+def _gap_after(log, seg, following):
+    """Mark the seqs between segment seg's last line and segment following (a segment lost
+    between them) as a break at the end of seg, chained by a lost event."""
+    other = journal.Journal(log.storage)
+    clear(other)
+    begin(other, [seg], 0)
+    scan(other, seg, following, False)
+    head = header(other, following)
+    if head is None or other.seq >= following - 1:
+        return []
+    first = other.seq + 1
+    last = following - 1
+    log.storage.append(seg, break_line(first, last, head[4]))
+    _MARKS.append((first, last))
+    log.lost = getattr(log, "lost", 0) + last - first + 1
+    chain_marks(log)
+    return ["Journal damaged:", "%d event(s) lost" % (last - first + 1)]
+
+
 def meta_fields(line, count):
     """Return the fields (str) of a header or break line of count fields; raise ValueError."""
     if not line.endswith(b"\n"):

@@ -416,12 +416,12 @@ def verify_records(records: Iterable[tuple[int | None, Any]]) -> Report:
             report.problems.append(Problem(
                 "no head recorded for this journal: the device's last seq is unknown",
                 label))  # fmt: skip
-        seq_hash = hashes.get(key)
-        mine = trust.head_mismatch(items, *seq_hash) if seq_hash else None
+        head_seq, head = hashes.get(key, (0, ""))
+        mine = trust.head_mismatch(items, head_seq, head)
         if mine is not None:
             report.problems.append(Problem(
                 "the device reported chain head %s at this seq; the log's event hashes to %s"
-                % (seq_hash[1], mine), label, None, seq_hash[0]))  # fmt: skip
+                % (head, mine), label, None, head_seq))  # fmt: skip
         top = heads.get(key, 0)
         if top > items[-1][0]:
             report.problems.append(
