@@ -13,7 +13,9 @@ DEV = "d1ce0001"
 
 
 # What players entered for the values the rulebooks leave to them (the rest: their lowest).
-_ENTERED = {"battle.rows": 3}
+_ENTERED = {"battle.rows": 3}  # and one action a scoring roll (the table, BG-11)
+for _kind in ("lucky", "double", "three", "straight"):
+    _ENTERED["battle.buys_" + _kind] = 1
 
 
 def _settings_events(module):

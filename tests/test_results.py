@@ -36,6 +36,7 @@ def _battle_series(seed):
     game = battle.Game(None)
     # the players' board: 3 rows a half (the device asks it: docs/RULES.md BG-13)
     events = [("new_game", ("battle",)), ("set", ("battle.rows", 3))]
+    events.append(("set", ("battle.table", 0)))  # moves not refereed (BG-11)
     for event in events:
         game.apply(event)
 

@@ -116,6 +116,8 @@ def test_the_screens_no_session_reaches_fit():
     app.session.play(("set_aside", (6, 0, 1, 2, 3, 4, 5)))  # ALL OUT!
     app.redraw()
     app.session.change_setting("battle.rows", 3)
+    app.session.change_setting("battle.buys_lucky", 1)
+    app.session.change_setting("battle.buys_straight", 2)
     app.session.play(("actions", ()))
     app.session.play(("end_turn", ()))  # its extra turn: P1 AGAIN
     app.redraw()

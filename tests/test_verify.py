@@ -307,14 +307,16 @@ def test_verify_names_the_illegal_events_of_issue_14():
     tied += [("set", ("orks.command_etrus", 6))]
     _named(tied, ("start", (0,)), "order")
     # BG-13: the rows are the players' to enter; verify says which setting a move needs
-    bg = [("new_game", ("battle",)), ("roll", (6, 1, 1, 2, 4, 4)), ("set_aside", (6,))]
-    bg += [("actions", ())]
+    bg = [("new_game", ("battle",)), ("set", ("battle.table", 0))]
+    bg += [("roll", (6, 1, 1, 2, 4, 4)), ("set_aside", (6,)), ("actions", ())]
     report = verify.verify_records(_records(_journal_lines(bg + [("end_turn", ())])))
     assert not report.ok and "battle.rows" in report.problems[0].message
-    # BG-12: a pushed-back enemy hero is a legal move of the player whose turn it is
+    # BG-12: the player whose turn it is moves his heroes on, the enemy's only back
     pushed = bg[:1] + [("set", ("battle.rows", 3))] + bg[1:]
-    pushed += [("advance", (1, 0, 2)), ("retreat", (1, 0, 1)), ("end_turn", ())]
+    pushed += [("advance", (0, 0, 2)), ("retreat", (0, 0, 1)), ("end_turn", ())]
     assert verify.verify_records(_records(_journal_lines(pushed))).ok
+    enemy = bg[:1] + [("set", ("battle.rows", 3))] + bg[1:] + [("advance", (1, 0, 2))]
+    assert not verify.verify_records(_records(_journal_lines(enemy))).ok
 
 
 def _classroom_events():

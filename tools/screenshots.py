@@ -103,6 +103,8 @@ def main(argv):
     shots.take(app, "battle_all_out")
     # ... and its extra turn: stop, act, end the turn: the same player again, under a banner
     app.session.change_setting("battle.rows", 3)  # asked before the heroes move (BG-13)
+    app.session.change_setting("battle.buys_lucky", 1)  # the players' table (BG-11)
+    app.session.change_setting("battle.buys_straight", 2)
     app.session.play(("actions", ()))
     app.session.play(("end_turn", ()))
     app.redraw()

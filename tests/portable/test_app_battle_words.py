@@ -14,6 +14,7 @@ def _battle():
     app.start()
     menu(app, "battle")
     app.session.change_setting("battle.rows", 3)  # the printed board's rows, asked once (BG-13)
+    app.session.change_setting("battle.table", 0)  # moves not refereed here
     return app
 
 

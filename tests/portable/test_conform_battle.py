@@ -8,7 +8,7 @@ from checks import raises
 from dicepod.rules import battle, odds
 from dicepod.settings import MissingValue
 
-ROWS = {battle.ROWS: 3}  # the players' printed board (asked: BG-13)
+ROWS = {battle.ROWS: 3, "battle.table": 0}  # the printed board (asked: BG-13); no table
 
 
 def _missing(function, *args):
@@ -36,7 +36,7 @@ def test_BG_9_kept_dice_alone_can_score_by_default():
 
 
 def test_BG_13_rows_per_half_is_asked_never_invented():
-    game = battle.Game()
+    game = battle.Game({"battle.table": 0})
     assert game.settings.values[battle.ROWS] is None
     game.apply(("roll", (6, 1, 1, 2, 4, 4)))
     game.apply(battle.set_aside(((6,),)))
@@ -48,11 +48,13 @@ def test_BG_13_rows_per_half_is_asked_never_invented():
     assert raises(game.apply, battle.advance(0, 1, 8))
 
 
-def _app():
+def _app(table=0):
     from dicepod.app import App
 
     app = App(Board(seed=2))
     app.start()
+    if table is not None:
+        app.session.change_setting("battle.table", table)
     menu(app, "battle")
     return app
 
@@ -124,21 +126,57 @@ def test_BG_2_the_first_player_of_the_next_game_is_asked():
     assert app.session.game.game_number == 3 and app.session.game.player == 1
 
 
-def test_BG_11_the_actions_table_is_off_and_filled_by_the_players():
-    game = battle.Game(ROWS)
+def test_BG_11_the_actions_table_is_on_and_filled_by_the_players():
+    game = battle.Game({battle.ROWS: 3})
+    assert battle.Game().settings.values["battle.table"] == 1  # refereed by default
     game.apply(("roll", (6, 1, 2, 3, 4, 4)))
     game.apply(battle.set_aside(((6,), (1, 2, 3))))
-    game.apply(battle.actions())
-    assert battle.bought(game) is None  # off by default
-    game.apply(("set", ("battle.table", 1)))
-    assert _missing(battle.bought, game) == "battle.buys_lucky"  # never a made-up number
+    assert _missing(game.apply, battle.actions()) == "battle.buys_lucky"  # never made up
+    assert game.phase == battle.DECIDE  # nothing changed
     game.apply(("set", ("battle.buys_lucky", 1)))
     game.apply(("set", ("battle.buys_straight", 2)))
-    assert battle.bought(game) == 3
+    game.apply(battle.actions())
+    assert battle.bought(game) == 3 and game.actions_left == 3
+    assert raises(game.apply, battle.advance(0, 0, 4))  # one space an action
+    game.apply(battle.advance(0, 0, 2))
+    assert game.actions_left == 1 and raises(game.apply, battle.advance(0, 1, 2))
+    off = battle.Game({battle.ROWS: 3, "battle.table": 0})
+    off.apply(("roll", (6, 1, 2, 3, 4, 4)))
+    off.apply(battle.set_aside(((6,),)))
+    off.apply(battle.actions())
+    assert battle.bought(off) is None and off.actions_left is None  # the table off: free
+
+
+def test_BG_11_one_lucky_six_cannot_win_in_one_turn():
+    app = _app(table=None)  # the device as it comes: refereed
+    app.session.change_setting(battle.ROWS, 3)
+    app.session.change_setting("battle.buys_lucky", 1)  # the players' value
+    app.session.play(("roll", (6, 1, 1, 2, 4, 4)))
+    app.session.play(battle.set_aside(((6,),)))
+    press(app, UP, OK)  # stop: the Battle Actions
+    screen = app.stack[-1]
+    assert app.session.game.phase == battle.ACTIONS and app.session.game.actions_left == 1
+    assert screen.lines[0] == "P1 1 actions:"
+    press(app, OK)  # the heroes
+    assert top(app) == "Heroes"
+    press(app, OK, UP)  # P1's first hero: one space on
+    press(app, UP)  # a second space: refused, the action is spent
+    assert app.session.game.heroes[0] == [1, 0, 0, 0, 0]
+    assert raises(app.session.play, battle.advance(0, 1, 1))
+
+
+def test_BG_12_the_enemys_heroes_are_pushed_back_never_advanced():
+    game = battle.Game(ROWS)
+    game.apply(("roll", (6, 1, 2, 3, 4, 4)))
+    game.apply(battle.set_aside(((6,),)))
+    game.apply(battle.actions())
+    assert raises(game.apply, battle.advance(1, 0, 2))  # P1 cannot move P2's hero forward
+    game.apply(battle.advance(0, 0, 2))
+    assert game.heroes == [[2, 0, 0, 0, 0], [0, 0, 0, 0, 0]]
 
 
 def test_BG_11_on_the_screen_the_actions_show_what_the_rolls_buy():
-    app = _app()
+    app = _app(table=None)
     app.session.change_setting("battle.table", 1)
     app.session.change_setting("battle.buys_lucky", 2)
     _turn(app)

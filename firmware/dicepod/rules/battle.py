@@ -59,15 +59,15 @@ _TABLE = const("battle.table")
 
 # The rule points RULES.md marks [open], each a setting (key, default, low, high, label;
 # docs/RULES.md BG-7, BG-9, BG-10, BG-13, BG-11). Rows per half is the printed board's: no
-# default, the device asks (BG-13). The Battle Actions table is off; how many actions each
-# kind of scoring roll buys is the players' to enter (BG-11).
+# default, the device asks (BG-13). The Battle Actions table is on: how many actions each
+# kind of scoring roll buys is the players' to enter, asked once (BG-11).
 SETTINGS = (
     (TWO_SIXES, 0, 0, 2, "Two 6s as"),  # 0 player chooses, 1 Double Six, 2 two Lucky Sixes
     (KEPT_CAN_SCORE, 1, 0, 1, "Kept dice alone score"),  # 0 no, 1 yes (the literal reading)
     (ALL_OUT, 1, 0, 1, "ALL OUT! on"),  # 0 off, 1 on (all six dice set aside)
     (ALL_OUT_EFFECT, 0, 0, 1, "ALL OUT! gives"),  # 0 extra turn, 1 roll all six again
     (ROWS, None, 1, 9, "Rows per half"),
-    (_TABLE, 0, 0, 1, "Actions table"),  # 0 off, 1 on: the four entries below count
+    (_TABLE, 1, 0, 1, "Actions table"),  # 1 on (refereed), 0 off: the entries below count
     ("battle.buys_lucky", None, 0, 9, "Lucky Six buys"),  # actions, in kind_index order
     ("battle.buys_double", None, 0, 9, "Double Six buys"),
     ("battle.buys_three", None, 0, 9, "Three of a Kind buys"),
@@ -129,6 +129,7 @@ class Game:
         self.kept = ()  # of those, the dice left unrolled by the last re-roll
         self.aside = []  # scoring rolls set aside this turn
         self.all_out = False  # all six dice set aside this turn (ALL OUT! shown)
+        self.actions_left = None  # spaces the Battle Actions may still move (None: no table)
 
     def rows(self):
         """Return the rows per half."""
@@ -320,7 +321,9 @@ class Game:
         self._need(DECIDE, "actions")
         if data:
             raise ValueError("actions takes no data")
+        count = bought(self)  # first: a value not entered yet changes nothing
         self.phase = ACTIONS
+        self.actions_left = count
 
     def _move(self, data, sign):
         self._need(ACTIONS, "moving a hero")
@@ -334,12 +337,19 @@ class Game:
             raise ValueError("no such hero")
         if spaces < 1:
             raise ValueError("move at least one space")
+        if sign > 0 and player != self.player:
+            raise ValueError("the enemy's heroes only go back")  # pushed back (BG-12)
+        left = self.actions_left
+        if left is not None and spaces > left:
+            raise ValueError("%d actions left" % left)  # each space is an action (BG-11)
         advance = self.heroes[player][hero] + sign * spaces
         if advance < 0:
             raise ValueError("cannot retreat past the starting space")
         if advance > 2 * self.rows() - 1:
             raise ValueError("cannot advance off the battlefield")
         self.heroes[player][hero] = advance
+        if left is not None:
+            self.actions_left = left - spaces
 
     def _on_advance(self, data):
         self._move(data, 1)

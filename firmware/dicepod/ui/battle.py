@@ -201,8 +201,8 @@ class BattleScreen(Screen):
                     lines[3] = lines[1]
         elif phase == battle.ACTIONS:
             styles = [draw.DIM] * len(free)
-            bought = battle.bought(game)  # the players' table, when it is on (BG-11)
-            lines[0] = "%s %sactions:" % (player, "" if bought is None else "%d " % bought)
+            left = game.actions_left  # by the players' table, when it is on (BG-11)
+            lines[0] = "%s %sactions:" % (player, "" if left is None else "%d " % left)
             rows = wrap(scoring.names(game.aside), 21)
             if len(rows) > 2:
                 rows = [aside_text("", game.aside)]
