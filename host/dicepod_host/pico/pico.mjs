@@ -136,6 +136,7 @@ export class SpiFlash {
     this.times = times;
     this.now = now;
     this.busyUntil = 0;
+    this.onWait = null; // (ns): a status read while busy stalls its reader this long
     this.mem = mem;
     this.size = mem.length;
     this.uniqueId = uniqueId || Uint8Array.from([0xe6, 0x60, 0x58, 0x38, 0x83, 0x2a, 0x4c, 0x2d]);
@@ -223,6 +224,11 @@ export class SpiFlash {
     const i = this.n++;
     switch (this.cmd) {
       case 0x05: // read status 1: BUSY bit 0, WEL bit 1
+        if (this.busy && this.onWait) {
+          // the reader would poll until BUSY clears: it waits the rest in one stall instead
+          this.onWait(this.busyUntil - this.now());
+          this.busyUntil = 0;
+        }
         return (this.wel ? 0x02 : 0x00) | (this.busy ? 0x01 : 0x00);
       case 0x35: // read status 2: QE = 1 (boot2 then skips its status write)
         return 0x02;
@@ -799,6 +805,11 @@ export class Pico {
     if (this.timing.xipMissCycles) {
       this.xip = new XipCache(this.timing.xipMissCycles);
       this.xip.attach(mcu.core);
+      // Polling BUSY costs the emulator as many instructions as the wait lasts: the same time
+      // passes as one stall of the instruction that read the status.
+      flash.onWait = (ns) => {
+        this.xip.stall += Math.ceil(ns / NS_PER_CYCLE);
+      };
     }
     const qspi = new QspiIoPeripheral(mcu, 'IO_QSPI', flash);
     mcu.peripherals[0x18000] = new SsiPeripheral(mcu, 'SSI', flash, qspi);
