@@ -7,20 +7,11 @@
 # the raw REPL's 0x01..0x04, garbage) stops the game or reaches the REPL. `dicepod deploy` asks
 # the app to hand over with the protocol's `repl` command; the app stops once the journal is
 # written, and the REPL has the line again. Safe boot: BACK held at power-up starts the REPL
-# without the app. board.py is needed only to build the board: it is dropped from RAM then.
-import gc
+# without the app. board.py is needed only to build the board: it is dropped then.
 
 import micropython
 
-# On a small heap (a Pico's is ~235 KB; the heap gate leaves less) the imports' garbage goes
-# every 4 KB while the code loads (App.start sets the session's threshold after): left until the
-# heap was full, it stayed between the modules' code, and after the boot no hole was left for
-# the interned names' 640-entry pool (3.8 KB) a mode's first load needs. The heap gate's
-# smallest heap went from 113 to 100 KB (tests/test_pico_sessions.py).
-if gc.mem_free() < 131072:
-    gc.threshold(4096)
-
-from dicepod import app, board, ram  # noqa: E402
+from dicepod import app, board, ram
 
 try:
     options = __import__("board_options").OPTIONS

@@ -38,20 +38,9 @@ _CRASH_LIMIT = const(3)
 _CRASH_WINDOW_MS = const(10000)
 # Longest traceback text kept for the screen.
 _TRACE_CHARS = const(600)
-# Bytes allocated between garbage collections (MicroPython's gc.threshold; see start()).
-_GC_EVERY = const(4096)
-# ... or every three quarters of the free heap when at least this much is free at start.
+# The heap allocated between the threshold's collections: this share of the free heap at start
+# (the garbage of ordinary presses goes in the idle pass after a frame, App.tick).
 _GC_QUARTERS = const(3)
-_GC_ROOMY = const(131072)
-# Bytes allocated after which the idle pass after a frame collects (tick()).
-_TIDY_BYTES = const(4096)
-# ... where this much was free at start (a Pico's ~167 KB); after each frame under it.
-_TIDY_ROOMY = const(153600)
-# ... or after this many frames since the last collection: a press asks for ~4-6 KB of heap
-# (tools/bench_pico.py's alloc column), much of it given back at once (a list or a string
-# grown in place), which gc.mem_alloc() does not count but the threshold does: frames that
-# each added under _TIDY_BYTES to it reached the threshold in a press (a collection there).
-_TIDY_FRAMES = const(4)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
@@ -66,65 +55,28 @@ class App:
         self.power = getattr(board, "power", None)
         self.beeper = getattr(board, "beeper", None)  # the session starts its tunes
         self.session = Session(board, self.show_toast, self.changed)
-        # Screens. The main menu is at the bottom when it is the top; under other screens a
-        # bare Screen holds its place (main_menu()).
-        self.stack = [ui.Screen()]
-        self.menu_cursor = -1  # the main menu's row when it was last covered (-1: the game's)
+        self.stack = []  # the screens, the main menu at the bottom
         self.toast = None  # a short message drawn over the screen until the next button
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
         self.safe = False  # started without the game after a crash loop
         self.dirty = True
-        # The idle collection after a frame (tick()): > 0 armed (a frame was shown), < 0 not
-        # until the next frame, 0 never (not MicroPython, or a heap under _GC_ROOMY at start)
-        self.tidy = 0
-        self.frames = 0  # frames since the last idle collection (tick())
-        # The loads ahead (dicepod.ram_ahead) on a roomy heap: False until the first idle pass
-        # imports it (App.start), None on a small heap (never imported)
-        self.ahead = None
+        self.tidy = False  # a frame was shown: the next idle pass collects (tick())
 
     # -- start-up --------------------------------------------------------------------------
 
     def start(self, show=True):
         """Start the session, resume the game in progress on its screen, draw (unless show
         is false: the crash handler draws its own screen first)."""
-        free = 0  # (0: not MicroPython, or a small heap: no change after the start)
-        if hasattr(gc, "threshold"):  # MicroPython
-            # Collect after every few KB allocated, not only when the heap is full: garbage
-            # goes while it is low in the heap, so long-lived objects fill the low holes and a
-            # mode's code finds whole blocks when it loads (fragmentation, not size, used to
-            # decide the smallest heap).
-            # With room to spare (a Pico's whole heap, ~190 KB free here) a collection every
-            # three quarters of the free heap instead: each marks the whole live heap (~17-20
-            # ms on the emulated Pico), and every 4 KB they took 30 % of a press's cycles. The
-            # garbage of ordinary presses goes in the idle pass after a frame (tick(): every 4
-            # frames at most), so these fall only in presses that allocate a lot (a mode's code
-            # loading, an undo's fold). At a quarter they still fell in ordinary presses, one
-            # in a few dozen (p99 47-53 ms in four sessions, 40-50 at three quarters:
-            # tools/bench_pico.py --quick); at every twelfth, two or three in each undo.
-            # While the session starts (recovery and the fold decode many lines, short-lived
-            # garbage) the same: every twelfth made them a third of the boot, every half one
-            # more than this in a long game's (18 ms of the 1.0 s with a full flash and a game
-            # of 300 events). Not the whole free heap: the garbage goes before it fills, low in
-            # the heap, so the code and the game loaded next find whole blocks (see above).
-            # The free heap after a collection: the board's and the imports' garbage counted
-            # as free, or a Pico's heap could pass for a small one (the firmware's main.py
-            # collects nowhere before this).
-            gc.collect()
-            free = gc.mem_free()
-            if free < _GC_ROOMY:
-                free = 0
-            ram.keep_passing(free > 0)  # room for the menus' and questions' code for good,
-            self.ahead = False if free else None  # and for code loaded ahead
-            # and for the game before its last move (Session.back: an undo without a fold)
-            self.session.back = None if free else False
-            gc.threshold(free // 4 * _GC_QUARTERS if free else _GC_EVERY)
+        ram.start()
+        gc.collect()
+        if hasattr(gc, "threshold"):  # MicroPython: the threshold's collections seldom fall
+            gc.threshold(gc.mem_free() // 4 * _GC_QUARTERS)  # in a press (see tick)
         session = self.session
         session.start(not self.safe)
-        if free:
-            # (a small heap collects every 4 KB already: no idle collections on top)
-            self.tidy = -1
         del self.stack[:]
-        self.stack.append(ui.Screen())
+        from dicepod.ui.menu import MainMenu
+
+        self.stack.append(MainMenu(self))
         if session.game is not None:
             self.stack.append(self.game_screen())
         if session.messages:
@@ -132,7 +84,6 @@ class App:
 
             self.stack.append(Message("Notice", session.messages))
             session.messages = []
-        self.main_menu()
         self.stack[-1].on_show(self)
         self.dirty = True
         if show:
@@ -148,22 +99,20 @@ class App:
             self.busy()
         session.ensure_game()
         module = __import__("dicepod.ui." + str(session.mode), None, None, ("open",))
-        screen = module.open(self)
-        session.kept = ram.mode_loaded()
-        return screen
+        return module.open(self)
 
     def new_game(self, mode):
         """Start a new game of mode (see Session.new_game); return its screen."""
         if mode != self.session.mode:
             del self.stack[1:]  # the old game's screens go before its modules are dropped
-            pending = ram.pending
-            if not pending or pending[0] != mode or pending[1] < 2:
-                # the new mode's code loads (unless its rules and screens were loaded ahead,
-                # dicepod.ram_ahead: then the band would only delay the game's frame, ~7 ms
-                # of I2C on the emulated Pico)
-                self.busy()
+            if not ram.loaded(mode):
+                self.busy()  # the new mode's code loads
         self.session.new_game(mode)
         return self.game_screen()
+
+    def loaded(self, mode):
+        """True when mode's code is in RAM (opening it reads no code from the flash)."""
+        return ram.loaded(mode)
 
     def undo(self):
         """Undo the last move (Session.undo: the game is folded again, which takes a while on
@@ -226,47 +175,12 @@ class App:
             if usb is not None:
                 usb.tick(dt_ms)
             # The garbage of the last presses goes in a pass with nothing to do and no button
-            # held (a collection marks the whole live heap: ~17 ms on the emulated Pico), so
-            # that the threshold's collections seldom fall in the pass that answers a press.
-            # Looked at once after each frame (an idle screen's passes do not look again and
-            # again), and only once _TIDY_BYTES were allocated since the last collection: a
-            # collection leaves MicroPython's search for free blocks at the heap's start, so
-            # each call of a function whose locals do not fit its C stack (most here) searched
-            # the small holes low in the heap for its frame, 22 % of a list's DOWN after a
-            # collection; later presses find room where the last one left off. gc.mem_alloc()
-            # walks the heap's block table, 8.6 ms on the emulated Pico, in the idle pass.
-            # tidy holds 1 + gc.mem_alloc() just after the last collection: > 0 armed (the next
-            # idle pass looks), negated until the next frame, 0 never (not MicroPython, or a
-            # small heap: it collects every 4 KB already).
-            tidy = self.tidy
+            # held, so that the threshold's collections seldom fall in a press.
             if pressed:
-                if tidy < 0:
-                    self.tidy = -tidy  # armed
-                    self.frames += 1
-            elif tidy > 0 and not self.board.buttons.state:
-                alloc = getattr(gc, "mem_alloc", None)
-                if alloc is None or gc.threshold() < _TIDY_ROOMY // 4 * _GC_QUARTERS:
-                    # each frame on CPython, or where under _TIDY_ROOMY was free at start: a
-                    # collection each frame fragments less (a 64-bit unix port's 190 KB runs
-                    # out of whole blocks without it)
-                    gc.collect()
-                    tidy = 1
-                elif self.frames >= _TIDY_FRAMES or alloc() >= tidy + _TIDY_BYTES:
-                    gc.collect()
-                    tidy = 1 + alloc()
-                    self.frames = 0
-                self.tidy = -tidy  # disarmed until the next frame
-            elif self.ahead is not None:  # a roomy heap: code loads ahead, one load a pass with
-                ahead = self.ahead  # nothing to draw (dicepod.ram_ahead: the first pass imports it)
-                if ahead is False:
-                    from dicepod import ram_ahead
-
-                    self.ahead = ram_ahead
-                    menu = self.stack[0]
-                    if len(self.stack) == 1 and hasattr(menu, "ahead"):
-                        menu.ahead(self, True)  # pyright: ignore (the main menu: its row's)
-                elif ahead.step():  # pyright: ignore (a module here, not True)
-                    self.tidy = 1  # (a mode's load: collected in a later idle pass)
+                self.tidy = True
+            elif self.tidy and not self.board.buttons.state:
+                self.tidy = False
+                gc.collect()
         except Exception as exc:  # the one top-level handler: journal, screen, restart
             self.crash(exc)
 
@@ -296,8 +210,6 @@ class App:
     def ask(self, exc, again=None):
         """Return the screen asking the player for a missing value (again: the (screen,
         button) of the move that asked, made again once it is answered)."""
-        if not self.tidy:  # a small heap: the failed move's garbage goes before the question's
-            gc.collect()  # code is loaded (a roomy one keeps that code loaded: dicepod.ram_ahead)
         from dicepod.ui.ask import AskValue
 
         return AskValue(self, exc.args[0], exc.args[1], again)
@@ -314,7 +226,6 @@ class App:
                 again = getattr(self.stack.pop(), "answered", None)
         elif result == ui.HOME:
             del self.stack[1:]
-            ram.unload(self.session.kept)
         elif isinstance(result, ui.Replace):
             if len(self.stack) > 1:
                 self.stack.pop()
@@ -323,8 +234,6 @@ class App:
             del self.stack[1:]
             if result.screen is not None:
                 self.stack.append(result.screen)
-            else:
-                ram.unload(self.session.kept)
         elif isinstance(result, ui.NewGame):
             mode = result.mode
             result = None
@@ -332,43 +241,12 @@ class App:
             self.stack.append(self.new_game(mode))
         else:
             self.stack.append(result)
-            then = getattr(result, "then", None)
-            ahead = self.ahead
-            if ahead and isinstance(then, ui.NewGame):
-                if then.mode != self.session.mode:
-                    # a question whether to end the game for one of another mode: that
-                    # mode's code loads in the idle passes while it is read (a roomy heap)
-                    ahead.start(then.mode)  # pyright: ignore (the module, not True)
         if again is not None and self.stack[-1] is not again[0]:
             again = None
-        if len(self.stack) <= 2 and result == ui.POP and again is None:
-            # back at the game (or the menu): passing screens' code goes
-            ram.unload(self.session.kept)
-        self.main_menu()
         self.stack[-1].on_show(self)
         self.dirty = True
         if again is not None:
-            # the move made again first: if it asks the next question, the question's code
-            # is still loaded (no collection and no import between two questions)
             self.button(again[1])
-            if len(self.stack) <= 2:
-                ram.unload(self.session.kept)
-
-    def main_menu(self):
-        """Keep the main menu's code in RAM only while it is the top screen: at the bottom of
-        a longer stack a bare Screen holds its place (the row it was on is kept), and it is
-        built again when the stack is back down to it."""
-        bottom = self.stack[0]
-        placeholder = type(bottom) is ui.Screen
-        if len(self.stack) == 1:
-            if placeholder:
-                from dicepod.ui.menu import MainMenu
-
-                self.stack[0] = MainMenu(self, self.menu_cursor)
-        elif not placeholder:
-            self.menu_cursor = getattr(bottom, "cursor", -1)
-            self.stack[0] = ui.Screen()
-            ram.forget("dicepod.ui.menu")
 
     def redraw(self):
         """Draw the top screen if anything changed, then flush the display; True if it
@@ -418,26 +296,20 @@ class App:
         session.game = None
         gc.collect()
         try:
-            from dicepod import crash as crash_module  # loaded only here, dropped after
+            from dicepod import crash as crash_module  # loaded only here
 
             text = crash_module.trace_text(exc)
             event = crash_module.crash_event(exc, text)
         except MemoryError:
             text = type(exc).__name__
             event = ("crash", (text[:24], "unknown", 0))
-        ram.forget("dicepod.crash")
         try:
             session.record(event)
             session.trailing += 1
         except Exception:  # a journal that cannot be written must not stop the restart
             pass
         now = session.ms
-        crashes = []  # (a loop: a comprehension is a function of its own in RAM)
-        for t in self.crashes:
-            if now - t < _CRASH_WINDOW_MS:
-                crashes.append(t)
-        crashes.append(now)
-        self.crashes = crashes
+        self.crashes = [t for t in self.crashes if now - t < _CRASH_WINDOW_MS] + [now]
         self.safe = len(self.crashes) >= _CRASH_LIMIT
         self.toast = None
         try:
@@ -448,8 +320,9 @@ class App:
             session.game = None
             del self.stack[:]
             gc.collect()
-            self.stack.append(ui.Screen())
-            self.main_menu()
+            from dicepod.ui.menu import MainMenu
+
+            self.stack.append(MainMenu(self))
         try:
             from dicepod.ui.message import CrashScreen
 

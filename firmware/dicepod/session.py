@@ -12,9 +12,8 @@ screens and the loop; the screens reach the session as app.session and use these
   again from the journal; False (and a toast saying so) when the game has nothing to undo.
 - new_game(mode): journal ("new_game", (mode,)) and the mode's settings and fold them (like
   play(), after the frame while `hold` is set: a mode's settings are a line each).
-- release_game(mode) / ensure_game(): drop the current game and its modules from RAM while
-  another mode's settings are shown (their rules may be loaded ahead: dicepod.ram_ahead) /
-  fold it again from the journal.
+- release_game() / ensure_game(): drop the current game and its code while another mode's
+  settings are shown, where the code is loaded into the heap (dicepod.ram) / fold it again.
 - setting(key), spec(key), group(name), change_setting(key, value): the players' settings
   (values: {key: int} as loaded).
 - Read: game (the rules Game), mode, last_kind, last_event (what just happened), journal.
@@ -40,6 +39,25 @@ from dicepod.settings import Settings, encode, load, spec_index, spec_keys
 _DEVICE = const("device")
 
 
+class Back:
+    """The current game one effective event behind, for an undo without a fold: its Game and
+    the kind, event and move count of its last event."""
+
+    def __init__(self, game, kind=None):
+        self.game = game
+        self.kind = kind
+        self.event = None
+        self.moves = 0
+
+    def step(self, event, kind, moves):
+        """Take event (the one before the game's newest; None: none yet)."""
+        if event is not None:
+            self.game.apply(event)
+        self.kind = kind
+        self.event = event
+        self.moves = moves
+
+
 class Session:
     """The journal, the settings and the current game on a board's storage and USB link."""
 
@@ -55,12 +73,10 @@ class Session:
         if self.usb is not None:
             self.usb.log = self.journal  # the link's journal (seq, head, identity, back-fill)
         # The players' settings, {key: int}, as read from storage once (by board.assemble,
-        # else by start()). They are checked against a mode's SETTINGS when that mode is
-        # loaded (only one mode's modules are in RAM).
+        # else by start()). They are checked against a mode's SETTINGS when it is loaded.
         saved = getattr(board, "saved", None)
         self.unread = not isinstance(saved, dict)
         self.values = saved if isinstance(saved, dict) else {}
-        self.kept = ()  # modules the current game's mode loaded (dicepod.ram)
         self.ms = 0  # milliseconds since start (the journal's clock)
         self.mode = None  # the current game's mode name, or None
         self.game = None  # its rules Game, folded from the journal
@@ -68,14 +84,9 @@ class Session:
         self.last_kind = None  # kind of the current game's last effective game event
         self.last_event = None  # and the event itself (screens name what just happened)
         self.trailing = 0  # app events (crash records) after the last game event
-        # With RAM to spare (the app sets back to None on a roomy heap; False: none to
-        # spare) back holds the game as it was before its last effective event, [game, last
-        # kind, last event, moves]: a second Game one event behind, caught up on each play.
-        # An undo takes it instead of folding the journal again (a Battle Game's undo read
-        # and folded 130 lines twice: 240 ms on the emulated Pico). One attribute: each new
-        # name is interned for good, and the one that fills the qstr pool makes it double
-        # (a block of KBs) wherever the heap is then.
-        self.back = False
+        # The game as it was before its last effective event (Back, or None): an undo takes
+        # it instead of folding the journal again.
+        self.back = None
         self.hold = False  # play() leaves its append to flush() (set by the app's loop pass)
         self.pending = []  # (ms, event) played, not yet in the journal (see flush); a new
         # game's: (ms, None, its events); the settings file to write: (ms, None, None)
@@ -101,8 +112,6 @@ class Session:
             # not): a corrupt one falls back to the defaults with a message.
             self.values = load(self.storage, self.messages)
             self.unread = False
-        self.kept = ()
-        ram.unload()
         if resume:
             self.refold()
             bad = getattr(journal, "bad", 0)
@@ -190,7 +199,7 @@ class Session:
     def refold(self, undo=False):
         """Fold the current game's effective events (the journal applies the undo rule) into
         a fresh Game, one replay.step each (the app's own events stepped over); for an undo
-        with RAM to spare also the game one event behind (back).
+        also the game one event behind (back).
 
         A save the rules reject (say, written by another firmware version) keeps the game as
         it was at the last good event, with a message; it never crashes the app.
@@ -198,30 +207,25 @@ class Session:
         self.flush()
         self.mode = None
         self.game = None
-        spare = self.back is not False
-        if spare:
-            self.back = None
-        # The counters kept in locals while it runs, stored when it ends however it ends (an
-        # attribute store is ~15 us on the emulated Pico: four an event, hundreds of events)
+        self.back = None
+        # The counters kept in locals while it runs (hundreds of events), stored at the end
         moves = trailing = 0
         last_kind = last_event = None
         game = None
-        undo = undo and spare
-        back = None  # [the game one event behind (last_event not in it), kind, event, moves]
+        back = None  # the game one event behind (last_event not in it)
         try:
             for event in self.journal.game_events():
                 kind = event[0]
                 if kind == "new_game":
                     try:
-                        # its screens' code too, before the game's objects (see ram.load)
-                        module = ram.load(event[1][0])
+                        module = ram.load(event[1][0])  # its screens' code too
                     except (ValueError, IndexError, ImportError):
                         self.messages.append("Saved game: unknown mode")
                         return
                     self.mode = event[1][0]
                     game = self.game = module.Game(Settings(module.SETTINGS))
                     if undo:
-                        back = [module.Game(Settings(module.SETTINGS)), None, None, 0]
+                        back = Back(module.Game(Settings(module.SETTINGS)))
                         last_event = None
                 if game is None:
                     continue
@@ -234,10 +238,7 @@ class Session:
                     back = None
                     return
                 if back is not None and last_event is not None:
-                    back[0].apply(last_event)  # folded into game just before: legal
-                    back[1] = last_kind
-                    back[2] = last_event
-                    back[3] = moves
+                    back.step(last_event, last_kind, moves)  # folded into game before: legal
                 last_kind = kind
                 last_event = event
                 trailing = 0
@@ -251,48 +252,33 @@ class Session:
             if back is not None and last_event is not None:
                 self.back = back
 
-    def release_game(self, mode=None):
-        """Drop the current game and its modules from RAM while the player looks at mode's
-        settings (which load that mode's rules, perhaps ahead: dicepod.ram_ahead.cursor): only
-        one mode's code in RAM. The journal keeps the game; ensure_game folds it again."""
-        released = self.game is not None
-        if released:
+    def release_game(self):
+        """Drop the current game and its code while the player looks at another mode's
+        settings, where the code is loaded into the heap (one mode's code at a time,
+        dicepod.ram). The journal keeps the game; ensure_game folds it again."""
+        if not ram.RESIDENT:
             self.game = None
-            if self.back:
-                self.back = None
-            self.kept = ()
-        if released or ram.pending:  # (with no game: a load ahead of mode finished, kept)
-            ram.unload((), mode)
+            self.back = None
+            ram.release()
 
     def ensure_game(self):
         """Fold the current game again if release_game dropped it."""
         if self.game is None and self.mode is not None:
             self.refold()
-            self.kept = ram.mode_loaded()
 
     def new_game(self, mode):
         """Start a new game of mode: journal new_game and the mode's settings, fold them. The
         app has closed the old game's screens when the mode changes."""
-        spare = self.back is not False
-        if spare:
-            self.back = None  # (the old game's objects go before the new mode's code loads)
-        if mode != self.mode:
-            # only one mode's modules in RAM: drop the old game first (and its last event:
-            # nothing of it stays in the middle of the heap the new mode's code needs)
+        self.back = None
+        if mode != self.mode:  # the old game goes before the new mode's code loads
             self.game = None
             self.mode = None
             self.last_event = None
-            self.kept = ()
-            ram.unload((), mode)  # (its code may be loaded ahead already: dicepod.ram_ahead)
-        # The rules, then the screens' code, before the game's small objects: one big load
-        # after another leaves the heap less fragmented.
-        module = ram.load(mode, True)
+        module = ram.load(mode)
         specs = module.SETTINGS
         slots = self.mode_settings(module, mode).slots
         # The mode's settings as events, for the game before its first move and the journal:
-        # a long list's keys as bytes (Specs.keys), made strings for the journal after the
-        # frame (each string made is a search of the interned names, ~0.19 ms on the emulated
-        # Pico: Rise of the Orks has 57)
+        # a long list's keys as bytes (Specs.keys), made strings for the journal after the frame
         events: list = [("new_game", (mode,))]
         slot = 0
         for key in spec_keys(specs):
@@ -309,9 +295,8 @@ class Session:
         self.trailing = 0
         self.last_kind = "new_game"
         self.last_event = None
-        # Journaled (and, with RAM to spare, the game before its first move folded a second
-        # time for an undo: back) after the frame in a loop pass (see flush): ~10 ms of a
-        # Rise of the Orks's opening on the emulated Pico.
+        # Journaled (and the game before its first move folded a second time for an undo:
+        # back) after the frame in a loop pass (see flush).
         if self.hold:  # one entry for the lot
             self.pending.append((self.ms, None, events))
         else:
@@ -319,15 +304,15 @@ class Session:
 
     def _journal_new_game(self, ms, events):
         """Journal a new game's events (new_game, then its settings: up to 58 lines for Rise
-        of the Orks); with RAM to spare, first keep a second copy of the game before its
-        first move (back) if nothing was played since."""
+        of the Orks); first keep a second copy of the game before its first move (back) if
+        nothing was played since."""
         game = self.game
         if self.back is None and self.moves == 0 and self.last_kind == "new_game":
             if game is not None and events[0][1][0] == self.mode:
                 copy = type(game)(Settings(game.settings.specs))
                 for event in events:
                     copy.apply(event)
-                self.back = [copy, "new_game", None, 0]
+                self.back = Back(copy, "new_game")
         for event in events:
             data = event[1]
             if not isinstance(data[0], str):  # a key as bytes (Specs.keys): a string now
@@ -367,17 +352,11 @@ class Session:
             beeper.before(self.mode, game)
         game.apply(event)
         back = self.back
-        if back:  # one event behind: it takes the one before this
-            last = self.last_event
-            if last is not None:
-                try:
-                    back[0].apply(last)  # type: ignore  (back: a list here)
-                except Exception:  # (not expected: game took it) an undo folds again
-                    back = self.back = None
-            if back:
-                back[1] = self.last_kind  # type: ignore
-                back[2] = last  # type: ignore
-                back[3] = self.moves  # type: ignore
+        if back is not None:  # one event behind: it takes the one before this
+            try:
+                back.step(self.last_event, self.last_kind, self.moves)
+            except Exception:  # (not expected: game took it) an undo folds again
+                self.back = None
         self.write(event)
         kind = event[0]
         if beeper is not None:
@@ -433,13 +412,15 @@ class Session:
             self.toast("Nothing to undo")
             return False
         back = self.back
-        if back:
-            self.back = None
+        self.back = None
         for _ in range(self.trailing):
             self.record(("undo", ()))  # step over crash records
         self.record(("undo", ()))
-        if back:  # the game before its last event, as a fold would give it
-            self.game, self.last_kind, self.last_event, self.moves = back  # type: ignore
+        if back is not None:  # the game before its last event, as a fold would give it
+            self.game = back.game
+            self.last_kind = back.kind
+            self.last_event = back.event
+            self.moves = back.moves
             self.trailing = 0
         else:
             self.refold(True)

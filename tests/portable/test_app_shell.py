@@ -375,58 +375,44 @@ def test_game_menu_and_history():
     assert app.stack[-1].title == "#1 Free roll"
 
 
-def test_the_main_menu_is_in_ram_only_while_it_is_the_top_screen():
-    import sys
-
+def test_the_main_menu_stays_under_the_other_screens():
     app = _app()
     assert top(app) == "MainMenu"
-    assert "dicepod.ui.menu" in sys.modules
     menu(app, "Settings")
-    # under another screen a bare Screen keeps its place, and its code is gone
-    assert type(app.stack[0]).__name__ == "Screen"
-    assert "dicepod.ui.menu" not in sys.modules
+    assert type(app.stack[0]).__name__ == "MainMenu"
     press(app, BACK)
     screen = app.stack[0]
     assert top(app) == "MainMenu"
     assert screen.items[screen.cursor] == "Settings"  # back on the row it was left from
     menu(app, "tests")
     assert top(app) == "TestsScreen"
-    assert "dicepod.ui.menu" not in sys.modules
     press(app, BACK)
     screen = app.stack[0]
     assert screen.items[screen.cursor] == "Tests"
     assert screen.title == "dicepod: tests"  # the game in progress in the title bar
 
 
-def test_on_a_roomy_heap_the_passing_screens_code_stays():
-    """With room to spare (App.start: ram.keep_passing on a heap of 128 KB free or more, a
-    Pico's) the menus' code stays once loaded: the next open imports nothing and the return
-    to the game collects nothing. A mode's code still goes with its game."""
+def test_where_code_loads_into_the_heap_one_modes_code_stays_at_a_time():
+    """dicepod.ram off flash (the stock firmware, CPython here): the shared screens stay once
+    loaded; a mode's code goes when another mode's game starts."""
     import sys
 
     from dicepod import ram
 
-    app = _app()  # (start() decides by the heap it finds: small in the test runs)
-    ram.keep_passing(True)
-    try:
-        menu(app, "Settings")
-        assert "dicepod.ui.menu" in sys.modules  # the main menu's, under another screen
-        press(app, BACK)
-        menu(app, "free")
-        hold(app, OK)
-        assert top(app) == "GameMenu"
-        press(app, BACK)
-        assert top(app) == "FreeRoll"
-        assert "dicepod.ui.gamemenu" in sys.modules and "dicepod.ui.settings" in sys.modules
-        press(app, BACK)
-        menu(app, "tests")
-        assert top(app) == "TestsScreen"
-        assert "dicepod.ui.free" not in sys.modules  # the other mode's screens went
-    finally:
-        ram.keep_passing(False)
+    assert not ram.RESIDENT
+    app = _app()
+    menu(app, "free")
+    hold(app, OK)
+    assert top(app) == "GameMenu"
     press(app, BACK)
-    menu(app, "Settings")
-    assert "dicepod.ui.menu" not in sys.modules  # dropped again by default
+    assert top(app) == "FreeRoll"
+    assert "dicepod.ui.gamemenu" in sys.modules and "dicepod.ui.menu" in sys.modules
+    press(app, BACK)
+    menu(app, "tests")
+    press(app, OK)  # end the free roll for a test
+    assert top(app) == "TestsScreen"
+    assert "dicepod.ui.free" not in sys.modules and "dicepod.rules.free" not in sys.modules
+    assert "dicepod.ui.gamemenu" in sys.modules
 
 
 def _shows(app):
@@ -494,14 +480,18 @@ def test_slow_work_is_answered_with_a_band_first():
     assert top(app) == "History" and _band_says(shows[-2], "Loading...")
     menu(app, "Settings")
     del shows[:]
-    press(app, OK)  # the Battle Game's settings: its rules' code
-    assert top(app) == "ModeSettings" and _band_says(shows[0], "Loading...")
+    press(app, OK)  # the Battle Game's settings: the game in progress's, nothing to load
+    assert top(app) == "ModeSettings" and len(shows) == 1
     press(app, OK)  # its first setting
     assert top(app) == "EditValue"
     del shows[:]
     press(app, OK)  # saved: the list at once, the settings file written after its frame
     assert top(app) == "ModeSettings" and len(shows) == 1
     assert b'"battle.two_sixes"' in app.session.storage.load_settings()
+    press(app, BACK, DOWN)
+    del shows[:]
+    press(app, OK)  # the Tests' settings: their rules' code loads (not on flash: dicepod.ram)
+    assert top(app) == "ModeSettings" and _band_says(shows[0], "Loading...")
 
 
 def test_a_move_is_journaled_right_after_its_frame():

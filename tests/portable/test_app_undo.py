@@ -82,13 +82,14 @@ def _play(session_fn, spare):
     app = App(Board(seed=5))
     app.start()
     session = app.session
-    session.back = None if spare else False
     frames = frame_crcs(app)
     undo = session.undo
     fast = [0]
 
     def checked_undo():
-        kept = bool(session.back)
+        if not spare:  # the undo folds the journal again
+            session.back = None
+        kept = session.back is not None
         done = undo()
         if done:
             fast[0] += kept

@@ -1,5 +1,5 @@
 """A game's own menu (long OK in a game): the mode's entries, Help, Undo, New game, History,
-Settings, Main menu. Pure. Loaded only while it is open (a passing screen)."""
+Settings, Main menu. Pure."""
 
 from dicepod.ui.lists import Confirm, ListScreen
 from dicepod.ui.screen import POP, NewGame, Reset
@@ -11,9 +11,7 @@ class GameMenu(ListScreen):
 
     def __init__(self, app, extra=()):
         self.extra = extra
-        items = []  # (a loop: a comprehension is a function of its own in RAM)
-        for label, _f in extra:
-            items.append(label)
+        items = [label for label, _f in extra]
         items.extend(("Help", "Undo", "New game", "History", "Settings", "Main menu"))
         super().__init__("Menu: %s" % app.session.mode, items)
 

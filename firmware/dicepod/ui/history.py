@@ -35,7 +35,7 @@ def scan(journal):
 
 def steps(journal):
     """Scan the journal's last segments (scan()), yielding None after each segment but the
-    last, and then the result (a segment an idle pass, ahead: dicepod.ram_ahead.history).
+    last, and then the result.
 
     Each segment is read in one piece into one buffer (storage.read_into: where a line at a
     time made one allocation a line, and a segment at a time one of up to 8 KB, their garbage
@@ -141,8 +141,7 @@ class History(ListScreen):
     def __init__(self, app):
         super().__init__("History", [])
         journal = app.session.journal
-        ahead = app.ahead  # (the scan made ahead, if any: dicepod.ram_ahead.history)
-        games, boots = (ahead and ahead.scan(journal)) or scan(journal)  # pyright: ignore
+        games, boots = scan(journal)
         games.reverse()
         self.values = (games, boots)
         items = []

@@ -21,57 +21,14 @@ class SettingsMenu(ListScreen):
     """Settings, first level: one row per game mode, then the device's own."""
 
     def __init__(self, app):
-        items = []  # (a loop: a comprehension is a function of its own in RAM)
-        for _mode, title in modes.MODES:
-            items.append(title)
-        items.append("Device")
-        super().__init__("Settings", items)
-        self.moved = 0  # passes until the row's rules load ahead (0: asked: tick)
-
-    def on_show(self, app):
-        """Drawn, the rules of the mode on the cursor's row loading ahead."""
-        self.ahead(app)
-        self.dirty = True
-
-    def ahead(self, app):
-        """The rules of the mode on the cursor's row load in the loop's idle passes (a roomy
-        heap: dicepod.ram_ahead.cursor), so that its settings open without their import."""
-        ahead = app.ahead
-        if ahead:
-            cursor = self.cursor
-            mode = modes.MODES[cursor][0] if cursor < len(modes.MODES) else None
-            ahead.cursor(mode, app.session.mode, app.session.kept)
-
-    def on_button(self, app, button):
-        """Move (the row's rules loading ahead: tick), choose or leave."""
-        result = super().on_button(app, button)
-        if button == UP or button == DOWN:
-            self.moved = 2  # (asked in the pass after the press's: tick)
-        return result
-
-    def tick(self, app, dt_ms):
-        """The pass after a move: the row's rules load ahead (ahead). Not in the move's:
-        asking gives up the load of the row before (its modules found and dropped, ~4 ms on
-        the emulated Pico), which delayed the move's frame (as the main menu's,
-        dicepod.ui.menu)."""
-        moved = self.moved
-        if moved:
-            self.moved = moved - 1
-            if moved == 1:
-                self.ahead(app)
-        return None
+        super().__init__("Settings", [title for _mode, title in modes.MODES] + ["Device"])
 
     def choose(self, app, index):
-        """Open that group's settings: a Loading... band first when they need code loaded
-        (a mode's rules, unless loaded ahead; the device's module) or the game in progress
-        folded again (its settings, after another mode's released it). Otherwise the band
-        was only ~3.5 ms more of the bus before the frame (~150 bytes)."""
-        import sys  # (here: no name more in the module's globals)
-
+        """Open that group's settings: a Loading... band first when they need code loaded or
+        the game in progress folded again (its settings, after another mode's released it)."""
         mode = modes.MODES[index][0] if index < len(modes.MODES) else DEVICE
-        name = "dicepod.device" if mode == DEVICE else modes.rules_name(mode)
         session = app.session
-        if name not in sys.modules or mode == session.mode and session.game is None:
+        if mode != DEVICE and not app.loaded(mode) or mode == session.mode and not session.game:
             app.busy()
         return ModeSettings(app, mode)
 
@@ -111,9 +68,7 @@ class ModeSettings(ListScreen):
         if mode == app.session.mode:
             app.session.ensure_game()  # a change to its settings is journalled in the game
         elif mode != DEVICE:
-            # one mode's code in RAM (its rules may be loaded ahead: SettingsMenu): the game
-            # folds again when needed
-            app.session.release_game(mode)
+            app.session.release_game()  # (where one mode's code at a time: folded again later)
         self.module = app.session.group(mode)
         title = "Device"
         for name, mode_title in modes.MODES:
