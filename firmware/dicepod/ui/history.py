@@ -141,7 +141,7 @@ class History(ListScreen):
     def __init__(self, app):
         super().__init__("History", [])
         journal = app.session.journal
-        games, boots = scan(journal)
+        games, boots = scan(journal)  # pyright: ignore (a scan ends with its result)
         games.reverse()
         self.values = (games, boots)
         items = []
