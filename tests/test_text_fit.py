@@ -89,14 +89,14 @@ def test_every_help_page_fits_and_closes_back_to_the_game():
         seq = app.session.journal.seq
         press(app, OK)
         page = app.stack[-1]
-        assert type(page).__name__ == "Help" and page.title == "Help", mode
+        assert type(page).__name__ == "Help" and page.title == "Help 1/%d" % page.pages, mode
         words = help_module.text(mode)
         assert words.startswith(dict(help_module.TEXTS)[mode]) and "Hold BACK" in words
         shown = []
-        for _ in range(len(page.lines)):
+        for _ in range(page.pages):
             shown.append(app.board.display.shown)
-            press(app, DOWN)  # every line shown, then no further
-        assert page.top == len(page.lines) - 6, (mode, page.top)
+            press(app, DOWN)  # every page shown, then no further
+        assert page.top == (page.pages - 1) * 6, (mode, page.top)
         assert " ".join(page.lines) == words  # the whole text, wrapped, nothing cut
         assert page.lines[-1] in shown[-1]
         press(app, BACK)  # closes the page: the menu again

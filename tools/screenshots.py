@@ -131,10 +131,60 @@ def main(argv):
     shots.take(app, "crash")
     press(app, BACK)
 
+    free_for_a_class(shots)
+
     for name in shots.names:
         print("- `%s.png`" % name)
     print("%d screens in %s" % (len(shots.names), out), file=sys.stderr)
     return 0
+
+
+def free_for_a_class(shots):
+    """Free roll for a class: the dice count chosen, counts past 99,999 and as percentages,
+    class mode's big counts, the loaded die after Auto-roll 1000, and Help at its second page."""
+    from app_board import hold, idle
+
+    def choose(app, row):  # a row of Free roll's game menu
+        hold(app, OK)
+        press(app, *((DOWN,) * row))
+        press(app, OK)
+
+    app = App(Board(seed=46))
+    app.start()
+    menu(app, "free")
+    press(app, OK, DOWN, DOWN)
+    shots.take(app, "free_dice_picked")
+    screen = app.stack[-1]
+    game = app.session.game
+    game.counts = [0, 99999, 100234, 99817, 123456, 99741, 100012]
+    game.dice = sum(game.counts)
+    game.rolls = game.dice // 4
+    screen.dirty = True
+    app.redraw()
+    shots.take(app, "free_counts_99999")
+    choose(app, 6)  # Show %
+    shots.take(app, "free_percent")
+    choose(app, 6)  # Show counts
+    choose(app, 7)  # Class mode: big counts, the display kept on
+    shots.take(app, "free_class_mode")
+    choose(app, 7)
+    choose(app, 5)  # Reset counts
+    choose(app, 8)  # Loaded die
+    shots.take(app, "free_loaded")
+    choose(app, 3)  # Auto-roll 1000 with the loaded die
+    while app.stack[-1].left:
+        idle(app)
+    shots.take(app, "free_loaded_auto")
+    choose(app, 0)  # Fairness test of the loaded die: caught
+    idle(app, 12)
+    shots.take(app, "free_loaded_selftest")
+    press(app, BACK, BACK)
+    hold(app, OK)
+    menu_screen = app.stack[-1]
+    while menu_screen.items[menu_screen.cursor] != "Help":
+        press(app, DOWN)
+    press(app, OK, DOWN)
+    shots.take(app, "help_free_page2")
 
 
 if __name__ == "__main__":

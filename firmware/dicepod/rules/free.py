@@ -3,6 +3,8 @@ Pure: runs unchanged on MicroPython and CPython; randomness arrives as randbelow
 
 Events:
     ("roll", (d1, ..., dn))              one roll of n dice (1 <= n <= 6), faces 1..6
+    ("loaded", (w1, ..., w6, d1, ..., dn))  one roll of n loaded dice: face i comes up wi
+                                         times in sum(w) (the weights go with every roll)
     ("selftest", (n, c1, ..., c6))       a completed fairness self-test: n dice rolled, ci of
                                          them showing face i (the counts are the data: folding
                                          needs no randomness)
@@ -15,6 +17,10 @@ The fairness test is Pearson's chi-square against a fair die (5 degrees of freed
 at the 1 % level when chi-square < 15.086, and p_percent() says in whole percent how often a
 fair die gives a result at least this uneven. Everything is integer arithmetic, so the device,
 the PC and both interpreters print the same numbers.
+The loaded die is a demonstration for a class, in Free roll only: with the setting free.loaded
+= face, that face is LOADED_WEIGHT times as likely as each other face, every such roll is a
+"loaded" event naming its weights, and the counts and the fairness test take them in, so the
+class watches the test catch it.
 """
 
 from micropython import const
@@ -41,10 +47,29 @@ _CRITICAL_X100 = const(
 )
 # fmt: on
 
+LOADED_WEIGHT = const(3)
+
 SETTINGS = (
     ("free.dice", 6, 1, 6, "Dice per roll"),
     ("free.test_rolls", 600, 60, 6000, "Self-test rolls"),
+    ("free.class", 0, 0, 1, "Class mode"),  # 1: the display stays on, the counts big
+    ("free.loaded", 0, 0, 6, "Loaded die face"),  # 0: fair dice; else the face favoured
 )
+
+
+def weights(face):
+    """The six weights of a die loaded towards face."""
+    return tuple(LOADED_WEIGHT if f == face else 1 for f in range(1, _FACES + 1))
+
+
+def _weighed(data, at):
+    """data without the six weights at index at (checked: whole numbers 1 to 99)."""
+    if len(data) < at + _FACES:
+        raise ValueError("six weights and the dice")
+    for w in data[at : at + _FACES]:
+        if not (isinstance(w, int) and 1 <= w <= 99):
+            raise ValueError("weight out of range")
+    return data[:at] + data[at + _FACES :]
 
 
 class Game:
@@ -61,6 +86,7 @@ class Game:
         self.sums = [0] * (_FACES * _FACES + 1)  # sums[s]: rolls of sum_dice dice summing to s
         self.sum_dice = 0  # dice per roll the sums count (0: none yet)
         self.sum_rolls = 0
+        self.loaded_rolls = 0  # "loaded" events among the rolls
 
     def reset(self):
         """Start the counts again (the settings and the self-tests stay)."""
@@ -71,11 +97,15 @@ class Game:
         self.sums = [0] * (_FACES * _FACES + 1)
         self.sum_dice = 0
         self.sum_rolls = 0
+        self.loaded_rolls = 0
 
     def apply(self, event):
         """Fold one event in; raise ValueError for an illegal one."""
         kind, data = event
-        if kind == "roll":
+        if kind == "loaded":
+            self.apply(("roll", _weighed(data, 0)))
+            self.loaded_rolls += 1
+        elif kind == "roll":
             if not 1 <= len(data) <= _FACES:
                 raise ValueError("roll needs 1-6 dice")
             for face in data:
@@ -95,6 +125,8 @@ class Game:
             self.sums[total] += 1
             self.sum_rolls += 1
         elif kind == "selftest":
+            if len(data) == 2 * _FACES + 1:  # a loaded die's test: its weights follow
+                data = _weighed(data, _FACES + 1)
             if len(data) != _FACES + 1 or data[0] <= 0 or sum(data[1:]) != data[0]:
                 raise ValueError("selftest counts do not add up")
             for count in data:
@@ -125,12 +157,25 @@ def fold(events, settings=None):
 def roll(game, randbelow):
     """Command: roll the number of dice the settings say; return the roll event."""
     n = game.settings.get("free.dice")
-    return ("roll", tuple(randbelow(_FACES) + 1 for _ in range(n)))
+    face = game.settings.get("free.loaded")
+    dice = tuple(die(randbelow, face) for _ in range(n))
+    return ("loaded", weights(face) + dice) if face else ("roll", dice)
 
 
-def selftest_event(counts):
-    """Return the selftest event for counts[1..6]."""
-    return ("selftest", (sum(counts[1:]),) + tuple(counts[1:]))
+def die(randbelow, loaded):
+    """One die: a fair one (loaded 0), or one loaded towards face loaded (by its weights)."""
+    if not loaded:
+        return randbelow(_FACES) + 1
+    r = randbelow(_FACES - 1 + LOADED_WEIGHT)
+    if r < _FACES - 1:
+        return r + 1 if r + 1 < loaded else r + 2  # the other faces, in order, once each
+    return loaded
+
+
+def selftest_event(counts, loaded=0):
+    """Return the selftest event for counts[1..6] (with the six weights when loaded)."""
+    data = (sum(counts[1:]),) + tuple(counts[1:])
+    return ("selftest", data + weights(loaded) if loaded else data)
 
 
 def chi_square_x100(counts):

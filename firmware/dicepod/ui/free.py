@@ -1,6 +1,8 @@
-"""Free roll for a class: roll 1-6 dice, the counts of every face against the number a fair
-die is expected to give, the sums of the dice against their exact distribution, auto-roll 10,
-100 or 1000 times (pause, stop, reset), and the fairness self-test said in words. Pure."""
+"""Free roll for a class: roll 1-6 dice, the counts of every face (or their percentages) against
+the number a fair die is expected to give, the sums of the dice against their exact
+distribution, auto-roll 10, 100 or 1000 times (pause, stop, reset), the fairness self-test said
+in words, a class mode (the display stays on, the counts in the big font) and a clearly marked
+loaded die to show the test catching it. Pure."""
 
 from micropython import const
 
@@ -39,6 +41,7 @@ class FreeRoll(Screen):
         self.left = 0  # rolls still to make in an auto-roll
         self.total = 0
         self.paused = False
+        self.percent = False  # the labels over the bars: percentages (else counts)
 
     def on_event(self, app):
         """The game changed: rebuild the status line."""
@@ -65,6 +68,10 @@ class FreeRoll(Screen):
                 text = "%d rolls of %d dice" % (game.sum_rolls, n)
             else:
                 text = "Sums of %d dice" % n if n > 1 else "One die: its faces"
+        elif game.last and len(game.last) != game.settings.get("free.dice"):
+            text = "Dice a roll: %d" % game.settings.get("free.dice")  # UP/DOWN: shown at once
+        elif game.settings.get("free.loaded"):
+            text = "Weights %d %d %d %d %d %d" % free.weights(game.settings.get("free.loaded"))
         elif game.rolls:
             text = "%d rolls, %d dice" % (game.rolls, game.dice)
             if len(text) > draw.SMALL_COLUMNS:
@@ -106,7 +113,10 @@ class FreeRoll(Screen):
         return None
 
     def tick(self, app, dt_ms):
-        """Auto-roll: the next few rolls, each a journalled event like a press of OK."""
+        """Auto-roll: the next few rolls, each a journalled event like a press of OK. In class
+        mode the display stays on (every tick counts as activity)."""
+        if app.power is not None and app.session.game.settings.get("free.class"):
+            app.power.update(0, True)
         if not self.left or self.paused:
             return None
         batch = _AUTO_FAST if self.total >= 1000 else _AUTO_SLOW
@@ -122,13 +132,17 @@ class FreeRoll(Screen):
         """The last roll (small dice), the status line, then the faces or the sums."""
         game = self.app.session.game
         last = game.last
-        if last:
+        n = game.settings.get("free.dice")
+        if last and len(last) == n:
             for i in range(len(last)):
                 draw.die(canvas, 1 + i * 13, 0, last[i], draw.ROLLED, 12)
-        else:
-            n = game.settings.get("free.dice")
+        else:  # nothing rolled yet, or another number of dice chosen since
             for i in range(n):
                 draw.die(canvas, 1 + i * 13, 0, 0, draw.BLANK, 12)
+        loaded = game.settings.get("free.loaded")
+        if loaded:  # marked on every view: these dice are not fair
+            draw.small(canvas, "LOADED", draw.RIGHT, 0)
+            draw.small(canvas, "%d is x3" % loaded, draw.RIGHT, 8)
         draw.small(canvas, self.status, 0, _STATUS_Y)
         if self.view:
             self.draw_sums(canvas, game)
@@ -139,7 +153,17 @@ class FreeRoll(Screen):
         """A bar per face with its count above it, and the expected count (a dotted line)."""
         counts = game.counts
         most = max(counts)
-        staggered = most >= 1000  # four digits: every other count a line lower
+        big = game.settings.get("free.class")
+        cell = 8 if big else draw.SMALL
+        labels = []
+        staggered = False  # a label wider than its column: every other one a line lower
+        for face in range(1, 7 if game.rolls else 1):
+            if self.percent:
+                text = "%d%%" % ((counts[face] * 200 + game.dice) // (2 * game.dice))
+            else:
+                text = short(counts[face], 4 if big else 5)
+            labels.append(text)
+            staggered = staggered or len(text) * cell > 20
         top = _COUNTS_Y + (17 if staggered else 9)
         # the scale fits the tallest bar and the expected line; expected = dice / 6
         scale = max(most * 6, game.dice)
@@ -151,10 +175,14 @@ class FreeRoll(Screen):
                 canvas.fill_rect(x + 4, _BAR_BASE - height, 12, height, 1)
             canvas.hline(x, _BAR_BASE, 20, 1)
             write(_FACE_NAMES[face], x + 6, 57, 1)
-            if game.rolls:
-                text = str(counts[face])
+            if labels:
+                text = labels[face - 1]
                 y = _COUNTS_Y + (8 if staggered and face % 2 == 0 else 0)
-                draw.small(canvas, text, x + (21 - len(text) * draw.SMALL) // 2, y)
+                left = min(max(0, x + (21 - len(text) * cell) // 2), 128 - len(text) * cell)
+                if big:
+                    write(text, left, y, 1)
+                else:
+                    draw.small(canvas, text, left, y)
         if scale and game.rolls:
             level = _BAR_BASE - (game.dice * (_BAR_BASE - top) + scale - 1) // scale
             _line(canvas, 0, 128, level)
@@ -187,6 +215,13 @@ class FreeRoll(Screen):
         draw.small(canvas, str(low), left, 57)
         draw.small(canvas, label, draw.CENTER, 57)
         draw.small(canvas, str(high), draw.RIGHT, 57)
+
+
+def short(n, chars):
+    """n in at most chars characters: its digits, else thousands (12k) or millions (3M)."""
+    if n < 10**chars:
+        return str(n)
+    return "%dk" % (n // 1000) if n < 10 ** (chars + 2) else "%dM" % (n // 1000000)
 
 
 # Free roll's menu (a passing module, imported when it opens; on a roomy heap loaded ahead

@@ -1,5 +1,6 @@
 """Free roll's own entries in its game menu (fairness test, auto-roll 10/100/1000, the sums
-or faces view, reset) and the fairness self-test screen. Pure. A passing module (dicepod.ram):
+or faces view, reset, counts or percentages, class mode, the loaded die) and the fairness
+self-test screen. Pure. A passing module (dicepod.ram):
 loaded while the menu or the test is open, so the rolls screen (dicepod.ui.free) stays small."""
 
 from micropython import const
@@ -13,8 +14,11 @@ _PER_TICK = const(60)
 
 
 # Free roll's own rows, in the order of menu()'s entries after the fairness test: an auto-roll
-# of that many rolls, then the view (0) and reset (-1).
-_ROWS = const((10, 100, 1000, 0, -1))
+# of that many rolls, then the view (0), reset (-1), percentages (-2), class mode (-3) and the
+# loaded die (-4).
+_ROWS = const((10, 100, 1000, 0, -1, -2, -3, -4))
+# The face the menu's loaded die favours.
+_LOADED_FACE = const(6)
 
 
 def choose(app):
@@ -25,8 +29,15 @@ def choose(app):
         screen.start(row)
     elif row == 0:
         screen.view = not screen.view
-    else:
+    elif row == -1:
         app.session.play(("reset", ()))
+    elif row == -2:
+        screen.percent = not screen.percent
+    else:
+        key = "free.class" if row == -3 else "free.loaded"
+        on = app.session.game.settings.get(key)
+        app.session.change_setting(key, 0 if on else (1 if row == -3 else _LOADED_FACE))
+    screen.update(app)
     return POP
 
 
@@ -34,6 +45,7 @@ def menu(app, screen):
     """The game menu over the Free roll screen, with its own entries first."""
     from dicepod.ui.gamemenu import GameMenu
 
+    settings = app.session.game.settings
     return GameMenu(
         app,
         (
@@ -43,6 +55,9 @@ def menu(app, screen):
             ("Auto-roll 1000", choose),
             ("Show faces" if screen.view else "Show sums", choose),
             ("Reset counts", choose),
+            ("Show counts" if screen.percent else "Show %", choose),
+            ("Class mode: " + ("on" if settings.get("free.class") else "off"), choose),
+            ("Loaded die: " + ("on" if settings.get("free.loaded") else "off"), choose),
         ),
     )
 
@@ -52,13 +67,14 @@ def _self_test(app):
 
 
 class SelfTest(Screen):
-    """The fairness self-test: roll N dice (the setting) with progress, then the counts and the
-    verdict in words (how often a fair die is this uneven). The finished test is journalled
-    with its counts."""
+    """The fairness self-test: roll N dice (the setting; the loaded die when Free roll has it)
+    with progress, then the counts and the verdict in words (how often a fair die is this
+    uneven). The finished test is journalled with its counts (and the weights, loaded)."""
 
     def __init__(self, app):
         super().__init__()
         self.target = app.session.game.settings.get("free.test_rolls")
+        self.loaded = app.session.game.settings.get("free.loaded")  # the dice Free roll rolls
         self.counts = [0] * 7
         self.done = 0
         self.finished = False
@@ -80,12 +96,13 @@ class SelfTest(Screen):
         if self.finished:
             return None
         batch = min(_PER_TICK, self.target - self.done)
+        loaded = self.loaded
         for _ in range(batch):
-            self.counts[app.randbelow(6) + 1] += 1
+            self.counts[free.die(app.randbelow, loaded)] += 1
         self.done += batch
         if self.done >= self.target:
             self.finished = True
-            app.session.play(free.selftest_event(self.counts))
+            app.session.play(free.selftest_event(self.counts, loaded))
             c = self.counts
             self.lines = [
                 "1:%d 2:%d 3:%d" % (c[1], c[2], c[3]),
@@ -96,7 +113,7 @@ class SelfTest(Screen):
 
     def draw(self, canvas):
         """Progress while running; the counts and the verdict after."""
-        draw.title(canvas, "Fairness test")
+        draw.title(canvas, "Fairness test" + (": LOADED" if self.loaded else ""))
         draw.bar(canvas, 0, 10, 128, 5, self.done, self.target)
         draw.small(canvas, "%d of %d dice" % (self.done, self.target), 0, 16)
         if not self.finished:

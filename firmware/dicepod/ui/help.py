@@ -1,8 +1,15 @@
-"""Help: what the buttons do and what the screen's fields mean, one page per mode, from the
+"""Help: what the buttons do and what the screen's fields mean, one text per mode, from the
 game's menu. Pure; a passing screen (loaded only while it is open). The text is wrapped to the
-6×8 font's 21 columns; UP/DOWN scroll, OK or BACK closes."""
+6×8 font's 21 columns and shown a page (six lines) at a time, the title saying which page of
+how many; DOWN and OK turn to the next page, UP to the one before; OK on the last page or BACK
+closes."""
+
+from micropython import const
 
 from dicepod.ui.message import Message
+from dicepod.ui.screen import BACK, DOWN, OK, POP, UP
+
+_LINES = const(6)  # lines on a page (Message draws six)
 
 _BUTTONS = (
     "Buttons: UP and DOWN choose (hold to repeat). OK does the chosen thing when you let go. "
@@ -14,13 +21,16 @@ TEXTS = (
     (
         "free",
         "Free roll. OK rolls the dice; UP and DOWN change how many. Each bar counts a face "
-        "rolled so far, its count above it; the dotted line is the count a fair die is "
-        "expected to give. Menu: Auto-roll 10, 100 or 1000 rolls by itself (OK pauses and "
-        "goes on, BACK stops). Show sums: a bar for each sum of the dice, the dots the count "
-        "a fair die is expected to give each sum. Reset counts starts the counts again (undo "
-        "brings them back). Fairness test rolls many dice and says how often a fair die "
-        "would be this uneven (chi-square, 5 degrees of freedom); less than 1% of the time: "
-        "Not fair?",
+        "rolled so far, its count above it (12k: twelve thousand); the dotted line is the "
+        "count a fair die is expected to give. Menu: Auto-roll 10, 100 or 1000 rolls by "
+        "itself (OK pauses and goes on, BACK stops). Show sums: a bar for each sum of the "
+        "dice, the dots the count a fair die is expected to give each sum. Reset counts "
+        "starts the counts again (undo brings them back). Show %: each face's share of the "
+        "dice instead of its count. Class mode: the display stays on and the counts are big. "
+        "Loaded die: face 6 comes up three times as often as each other face; LOADED and "
+        "the weights stay on the screen and go with every roll into the log. Fairness test "
+        "rolls many dice and says how often a fair die would be this uneven (chi-square, 5 "
+        "degrees of freedom); less than 1% of the time: Not fair?",
     ),
     (
         "battle",
@@ -70,7 +80,30 @@ def text(mode):
 
 
 class Help(Message):
-    """A mode's help page in the 6×8 font; UP/DOWN scroll, OK or BACK closes (Message's)."""
+    """A mode's help in the 6×8 font, page by page ("Help 2/4" in the title)."""
 
     def __init__(self, mode, title="Help"):
         super().__init__(title, (text(mode),), True)
+        self.name = title
+        self.pages = (len(self.lines) + _LINES - 1) // _LINES
+        self.title = self.heading()
+
+    def heading(self):
+        """The title with the page shown and the number of pages."""
+        return "%s %d/%d" % (self.name, self.top // _LINES + 1, self.pages)
+
+    def on_button(self, app, button):
+        """Turn a page; close after the last page or on BACK."""
+        if button == BACK:
+            return POP
+        if button == DOWN or button == OK:
+            if self.top + _LINES >= len(self.lines):
+                return POP if button == OK else None
+            self.top += _LINES
+        elif button == UP and self.top:
+            self.top -= _LINES
+        else:
+            return None
+        self.title = self.heading()
+        self.dirty = True
+        return None
