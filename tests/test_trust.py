@@ -319,3 +319,52 @@ def test_single_bit_flips_in_the_journal_lose_nothing_unmarked():
         assert unmarked == 0, (lost, [str(p) for p in report.problems])
         assert report.ok, [str(p) for p in report.problems]
     assert totals[0] == 12
+
+
+class _Board:
+    """What a Session needs of a board: its storage."""
+
+    def __init__(self, storage):
+        self.storage = storage
+        self.saved = {}
+
+
+def test_the_session_scrub_marks_older_damage_and_undo_still_undoes_the_move():
+    """Session.scrub, the app's idle work, one older segment a call: the damage found is
+    mended and marked (a toast says so); the chained lost event is an app event after the last
+    move, so an undo still cancels the move."""
+    from dicepod.session import Session
+
+    device = Device()
+    device.play(610, send=False)  # games of 40 events: the last one is in progress
+    seg = device.storage.segments()[0]
+    data = bytearray(device.storage.segment(seg))
+    at = data.find(b"\n%d " % (seg + 3)) + 3
+    data[at] ^= 0x20
+    device.storage.write(seg, data)
+    toasts = []
+    session = Session(_Board(device.storage), toasts.append, lambda: None)
+    session.start()
+    moves = session.moves
+    after, found = 0, []
+    while True:
+        after = session.scrub(after)
+        if not after:
+            break
+        found.append(after)
+    assert found == device.storage.segments()[:-1]
+    assert toasts == ["1 event(s) lost"] and session.trailing == 1
+    log = session.journal
+    assert [e for e in _events_of(log) if e[0] == "lost"] == [("lost", (seg + 3, seg + 3))]
+    assert session.undo() and session.moves == moves - 1
+    again = Session(_Board(device.storage), toasts.append, lambda: None)
+    again.start()
+    assert again.moves == moves - 1  # the journal's fold agrees with the session
+
+
+def _events_of(log):
+    out = []
+    for _seg, _off, line in log.lines(0, log.storage.segments()[0]):
+        if line[:1] != b"!":
+            out.append(journal.decode(line)[0][3])
+    return out

@@ -187,6 +187,20 @@ def scrub(log):
         unload()
 
 
+def scrub_next(log, after):
+    """One step of the idle scrub: check the first segment after segment after (not the
+    last: recover() checks that one), mend and mark as scrub() does; return (that segment,
+    notices), (0, []) once there is none."""
+    try:
+        segs = log.storage.segments()
+        for i in range(len(segs) - 1):
+            if segs[i] > after:
+                return segs[i], _check(log, segs[i]) + _gap_after(log, segs[i], segs[i + 1])
+        return 0, []
+    finally:
+        unload()
+
+
 def _gap_after(log, seg, following):
     """Mark the seqs between segment seg's last line and segment following (a segment lost
     between them) as a break at the end of seg, chained by a lost event."""

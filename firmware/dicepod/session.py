@@ -119,10 +119,29 @@ class Session:
                 journal.bad = 0
                 from dicepod import journalfix
 
+                seq = journal.seq
                 self.messages.extend(journalfix.check(journal, bad))
+                self.trailing += journal.seq - seq  # the break's chained lost events
         else:
             self.mode = None
             self.game = None
+
+    def scrub(self, after):
+        """Idle work: check the journal's next older segment after segment after (damage
+        mended and marked as a break, a missing segment marked: journalfix.scrub_next), with
+        a toast when it found damage; return that segment (0: every one checked)."""
+        from dicepod import journalfix
+
+        journal = self.journal
+        seq = journal.seq
+        try:
+            seg, notices = journalfix.scrub_next(journal, after)
+        except OSError:  # the flash could not be read or written: tried again at the next boot
+            return 0
+        self.trailing += journal.seq - seq  # the breaks' chained lost events
+        if notices:
+            self.toast(notices[1] if len(notices) > 1 else notices[0])
+        return seg
 
     # -- settings ------------------------------------------------------------------------------
 

@@ -187,7 +187,9 @@ class UsbLink:
                 self._push(protocol.end_line(self.device_id, log.seq, jid), 0)
                 self._fill_since = -1
                 return
-        lines = log.lines(self._fill_since, self._fill_seg, self._fill_offset)
+        # (checked: damaged lines go as a break line, a gap as a gap; the journal notes the
+        # segment in bad for the scrub to mend and mark)
+        lines = log.lines(self._fill_since, self._fill_seg, self._fill_offset, True)
         try:
             for seg, offset, line in lines:
                 if n >= _SCAN_LINES:
