@@ -40,6 +40,8 @@ _CRASH_WINDOW_MS = const(10000)
 _TRACE_CHARS = const(600)
 # The heap allocated between the threshold's collections: this share of the free heap at start
 # (the garbage of ordinary presses goes in the idle pass after a frame, App.tick).
+# Idle ms before each step of the journal's scrub (App.tick).
+_SCRUB_QUIET_MS = const(5000)
 _GC_QUARTERS = const(3)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
@@ -61,6 +63,8 @@ class App:
         self.safe = False  # started without the game after a crash loop
         self.dirty = True
         self.tidy = False  # a frame was shown: the next idle pass collects (tick())
+        self.scrub_at = 0  # the idle scrub's last journal segment checked (-1: all, this boot)
+        self.quiet = 0  # ms of idle passes since the last press or scrub step
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -178,9 +182,17 @@ class App:
             # held, so that the threshold's collections seldom fall in a press.
             if pressed:
                 self.tidy = True
+                self.quiet = 0
             elif self.tidy and not self.board.buttons.state:
                 self.tidy = False
                 gc.collect()
+            elif self.scrub_at >= 0 and (usb is None or not usb.busy()):
+                # Damage in an older journal segment is found, mended and marked before the
+                # PC asks for it: one segment after each quiet while (Session.scrub).
+                self.quiet += dt_ms
+                if self.quiet >= _SCRUB_QUIET_MS:
+                    self.quiet = 0
+                    self.scrub_at = session.scrub(self.scrub_at) or -1
         except Exception as exc:  # the one top-level handler: journal, screen, restart
             self.crash(exc)
 
