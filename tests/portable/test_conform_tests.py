@@ -92,4 +92,4 @@ def test_TS_6_on_the_screen_the_dice_rolled_stay_judged():
     _modifier(app, "cover", 2)
     screen = app.stack[-1]
     assert screen.title == "TN 4+ +2 =2+"  # the next roll's TN
-    assert screen.lines[0] == "2 of 4 hit" and app.session.game.successes == 2
+    assert screen.lines[0] == "2/4 hit at 4+" and app.session.game.successes == 2  # the dice's

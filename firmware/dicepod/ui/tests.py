@@ -125,7 +125,10 @@ class TestsScreen(Screen):
             lines.append("D3+1" if game.d3_plus else "D3")
             lines.append("from a %d" % game.d3_face)
         elif game.n_dice and game.roll_tn is not None:
-            lines.append("%d of %d hit" % (game.successes, game.n_dice))
+            line = "%d of %d hit" % (game.successes, game.n_dice)
+            if game.roll_tn != game.tn_final:  # the title gives the next roll's TN (TS-6)
+                line = "%d/%d hit at %s" % (game.successes, game.n_dice, tn_text(game.roll_tn))
+            lines.append(line)
             _tn, each, dist = game.odds(tn=game.roll_tn)  # the roll's own TN (TS-6)
             nums, den = dist
             at_least = 0
