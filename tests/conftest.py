@@ -46,8 +46,8 @@ def pytest_pyfunc_call(pyfuncitem):
 # critical path. (pytest-xdist's own xdist_group mark does not group under pytest 9: the
 # scheduler below groups by these node ids instead.)
 OWN_WORKER = (
-    "tests/test_pico_sessions.py::test_every_mode_in_one_session_at_the_pins_within_the_heap_gate",
-    "tests/test_pico_sessions.py::test_every_mode_in_one_session_on_64_kb_with_the_code_in_romfs",
+    "tests/test_pico_sessions.py::test_every_mode_in_one_session_on_the_stock_firmware",
+    "tests/test_pico_sessions.py::test_every_mode_in_one_session_with_the_code_in_romfs",
     "tests/test_pico_journal.py::test_power_cuts_while_a_full_flash_rotates_and_prunes",
     "tests/test_pico_journal.py::test_a_full_flash_keeps_playing_for_1000_more_events",
     # then one of the first worker's longest (75-80 s), so that the two workers end about

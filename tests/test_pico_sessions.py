@@ -8,8 +8,8 @@ Game is played with `dicepod log` on the Pico's USB, which must end with every e
 once. A power cut mid-game: the Pico resumes what reached the flash, as CPython does from those
 lines.
 
-The heap gate is here: every mode in one session (shortened: pico_sessions.QUICK) with HEAP
-bytes of the real port's heap left to the app, all drivers and the USB link running. For the suite's
+The heap gates are here: every mode in one session (shortened: pico_sessions.QUICK) on each
+firmware's whole heap, all drivers and the USB link running. For the suite's
 budget (the emulator runs at about a third of a Pico's speed, slower still in a small heap: a
 collection every 4 KB), one Battle Game is played again under `dicepod log`;
 tools/bench_pico.py plays every session whole."""
@@ -35,50 +35,9 @@ from pico_support import diff_image, need_pico, play_checked, start_logger, stop
 
 from dicepod import journal as journal_module
 
-# The heap gate: the heap left to the app, every driver and the USB link running. Measured on
-# the QUICK session: before the journal's segments and the 6x8 font landed, 104 and 112 KB ran
-# and 96 KB (issue 11's goal) ended Rise of the Orks on the crash screen (MemoryError); since
-# (54633f3), 104 KB fails there too, 112 and 120 KB run (lowest free at 112 KB: 22,064 B).
-# A Pico's firmware leaves 235 KB; the app's code takes ~50 KB of it when imported (.mpy
-# files are loaded into RAM), the boot's objects another ~10 KB.
-# Then 113 KB: the load ahead of a mode's code (ram.start, off on a small heap) left ~400
-# bytes of code in ram.py and app.py, and at 112 KB Rise of the Orks ended on the crash
-# screen (MemoryError allocating 2,477 bytes with ~22 KB free: the heap fragmented, not
-# full); 113 and 114 KB run. Then 114 KB: the Settings list's load ahead and the passing
-# screens loaded in the idle passes (ram.step, Session.ahead; both off on a small heap) left
-# ~200 bytes more of code in ram.py and session.py, and at 113 KB Rise of the Orks's rules
-# no longer found room in one piece (MemoryError in modes.module, ~34 KB free after the
-# tyranid game's code went); 114 KB runs. Then 112 KB: the roomy heap's load-ahead code in a
-# module of its own (dicepod.ram_ahead, never imported on a small heap), one interned name fewer
-# a module (dicepod_host.deploy.source_name), loops for comprehensions; 112 KB runs (lowest free
-# 21,296 B), at 111 and 110 KB Rise of the Orks's rules find no hole big enough at import again
-# (MemoryError in modes.module, the same event). Then 113 KB: the buttons' press latch (a hard
-# IRQ a pin, fd06d9c: four handlers, two lists, ~1 KB more of code) and at 112 KB Rise of the
-# Orks ended on the crash screen again (MemoryError allocating 1,776 bytes); 113 KB runs
-# (lowest free 20,944 B), as does 114 KB (21,968 B). Then 114 KB: the loop's passes with nothing
-# to do keep the buttons' and the redraw's frames off the heap (Buttons.update and App.redraw
-# split in two: idle 3.0 -> 2.8 % of cycles awake on the main menu, tools/bench_pico.py), ~300
-# bytes more code, and at 113 KB Rise of the Orks ended on the crash screen again; 114 KB runs
-# (lowest free 21,120 B). Still 114 KB with the display's changed spans and dotted lines in
-# native code (dicepod.drivers.glyphs; the 64 chunk views the Python compare needs no longer
-# made on a Pico, ~1 KB): lowest free 20,656 B, and 113 KB fails in Rise of the Orks as before.
-# Interning every name the code holds at boot, so that a mode's code would leave whole holes,
-# was tried: the session then needed more than 114 KB (docs/ARCHITECTURE.md, "RAM").
-# The big text in native code (dicepod.drivers.glyphs.big, ~1 KB more from boot) made 114 KB
-# fail in Rise of the Orks (its import found no hole for its setting specs' 2,447 bytes in one
-# constant); with the specs in five parts (dicepod.rules.specs) 113 KB runs.
-# With the imports' garbage collected every 4 KB at boot on a small heap (main.py), every
-# mode runs at 104 KB (lowest free 8,528 B) and at 100 KB (4,432 B); 96 KB fails in Rise of the
-# Orks. The gate held 106. With the collections in main.py (not dicepod.ram): 102 KB runs
-# (lowest free 6,560 B, in Rise of the Orks), 98 KB too (2,464 B); at 96 KB Rise of the Orks's
-# settings save finds no room to open its file (MemoryError, storage.py). The gate held 102.
-# With the settings file written in pieces (dicepod.settings.encode: no ~1.5 KB text joined
-# three times on a save), 96 KB runs (lowest free 384 B, in Rise of the Orks; 688 B in Tyranid
-# Attack!); at 94 KB the Battle Game's new game ends on the crash screen. The gate holds 96,
-# the issue's goal (#11). With a settings save's MemoryError told as a toast (Session.flush):
-# lowest free 496 B, in Tyranid Attack! and Rise of the Orks. With a setting edited in place
-# on its row (EditValue over the list): 944 B, in Rise of the Orks.
-HEAP = 96 * 1024
+# The stock firmware's gate: its full heap (no ballast), the code loaded into the heap, one
+# mode's code at a time (dicepod.ram). Figures: docs/MEASUREMENTS.md (tools/bench_pico.py).
+STOCK_FLOOR = 16 * 1024  # the least free heap left in any mode
 
 
 def _play(pico, rec, mode):
@@ -95,27 +54,25 @@ def _play(pico, rec, mode):
 
 
 # dicepod's own MicroPython (hardware/micropython: the stock build with a ROMFS partition, where
-# `dicepod deploy` puts the package and MicroPython runs it in place from flash): every mode in
-# one session on the issue's 64 KB (#11); lowest free 13,968 B (garbage included), in Rise of
-# the Orks and the settings.
-ROMFS_HEAP = 64 * 1024
+# `dicepod deploy` puts the package and MicroPython runs it in place from flash): every module
+# imported at start and kept (dicepod.ram), at least this much heap left in every mode (#42).
+ROMFS_FLOOR = 100 * 1024
 
 
-def _every_mode_within(heap, firmware):
-    """Every mode in turn on a lockstep Pico whose app gets heap bytes of the real port's heap
-    (a ballast at main.py start takes the rest), with every driver and the USB link, CPython's
-    pixels after every tick and CPython's journal and settings at the end. Return the lowest
-    free heap after each mode and (pools, names, text, total) of the interned names."""
+def _every_mode_within(firmware):
+    """Every mode in turn on a lockstep Pico with the firmware's whole heap, every driver and
+    the USB link, CPython's pixels after every tick and CPython's journal and settings at the
+    end. Return the lowest free heap after each mode and (pools, names, text, total) of the
+    interned names."""
     need_pico()
     from dicepod_host.pico import Pico
 
     rec = record(EVERY_MODE, **QUICK)
-    files = lockstep_files(heap=heap, measure=True)
+    files = lockstep_files(measure=True)
     with Pico(files=files, usb="events", firmware=firmware) as pico:
         player = Player(pico)
         player.boot()
         _free, _low, start = scratch(pico)
-        assert heap - 512 <= start <= heap + 512, start  # what the ballast left the app
         assert pico.frame() == rec.frames[0], diff_image(pico.frame(), rec.frames[0])
         lowest = {}
         for mode in EVERY_MODE:
@@ -129,7 +86,7 @@ def _every_mode_within(heap, firmware):
     assert settings == rec.settings
     print("heap left to the app %d; lowest free after each mode: %s" % (start, lowest))
     print("names interned: %d in %d pools (%d bytes, %d of text)" % (names, pools, total, text))
-    assert 0 < lowest["extras"] < heap
+    assert 0 < lowest["extras"] < start
     # the package ran from where deploy puts it on that firmware
     rom = firmware == "dicepod"
     assert ("/rom/dicepod/app.mpy" if rom else "dicepod/app.mpy") in where, where
@@ -139,26 +96,21 @@ def _every_mode_within(heap, firmware):
 
 # (tests/conftest.py's OWN_WORKER: minutes of one core, beside the rest of the suite)
 @pytest.mark.timeout(1500)
-def test_every_mode_in_one_session_at_the_pins_within_the_heap_gate():
-    """The heap gate on the stock firmware (the code loaded into the heap): HEAP bytes."""
-    _lowest, (pools, names, _text, _total) = _every_mode_within(HEAP, "stock")
+def test_every_mode_in_one_session_on_the_stock_firmware():
+    """The stock firmware's gate (the code loaded into the heap): its whole heap."""
+    lowest, (pools, names, _text, _total) = _every_mode_within("stock")
+    assert min(lowest.values()) >= STOCK_FLOOR, lowest
     # The session's names fit the six pools: one more name than they hold asks for a 7.7 KB
-    # block at once, which this heap may not have (NAMES_IN_SIX_POOLS).
-    assert names <= NAMES_IN_SIX_POOLS and pools == 6, (
-        "every mode interned %d names in %d pools: past %d a 1,280-entry pool (7.7 KB) is "
-        "allocated; fewer names (docs/ARCHITECTURE.md, RAM) or a larger HEAP"
-        % (names, pools, NAMES_IN_SIX_POOLS)
-    )
+    # block at once (NAMES_IN_SIX_POOLS).
+    assert names <= NAMES_IN_SIX_POOLS and pools == 6, (names, pools)
 
 
 # (tests/conftest.py's OWN_WORKER)
 @pytest.mark.timeout(1500)
-def test_every_mode_in_one_session_on_64_kb_with_the_code_in_romfs():
-    """The issue's 64 KB on the real port: dicepod's MicroPython build, the package in its ROMFS
-    partition, ROMFS_HEAP bytes of heap, with room left in every mode (the stock firmware's
-    session needs 96: its bytecode is in the heap)."""
-    lowest, _names = _every_mode_within(ROMFS_HEAP, "dicepod")
-    assert min(lowest.values()) > 8 * 1024, lowest
+def test_every_mode_in_one_session_with_the_code_in_romfs():
+    """dicepod's MicroPython: the package in its ROMFS partition, every module kept."""
+    lowest, _names = _every_mode_within("dicepod")
+    assert min(lowest.values()) >= ROMFS_FLOOR, lowest
 
 
 def _count(db):

@@ -61,6 +61,7 @@ class App:
         self.toast = None  # a short message drawn over the screen until the next button
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
         self.safe = False  # started without the game after a crash loop
+        self.doing = None  # (action, args) of the move in hand: a question resumes it (do)
         self.dirty = True
         self.tidy = False  # a frame was shown: the next idle pass collects (tick())
         self.scrub_at = 0  # the idle scrub's last journal segment checked (-1: all, this boot)
@@ -72,9 +73,6 @@ class App:
         """Start the session, resume the game in progress on its screen, draw (unless show
         is false: the crash handler draws its own screen first)."""
         ram.start()
-        gc.collect()
-        if hasattr(gc, "threshold"):  # MicroPython: the threshold's collections seldom fall
-            gc.threshold(gc.mem_free() // 4 * _GC_QUARTERS)  # in a press (see tick)
         session = self.session
         session.start(not self.safe)
         del self.stack[:]
@@ -92,6 +90,10 @@ class App:
         self.dirty = True
         if show:
             self.redraw()
+        ram.load_all()  # (after the first frame)
+        gc.collect()
+        if hasattr(gc, "threshold"):  # MicroPython: the threshold's collections seldom fall
+            gc.threshold(gc.mem_free() // 4 * _GC_QUARTERS)  # in a press (see tick)
 
     # -- the game's screens ----------------------------------------------------------------
 
@@ -209,10 +211,28 @@ class App:
         elif code == ui.LONG_BACK:
             self.undo()
             return
+        self.doing = None
+        self.attempt(top, top.on_button, (code,))
+
+    def do(self, action, *args):
+        """Make a move: action(app, *args), an event to play (a tuple), or the kind of an
+        event without data (a string). Kept as what it is, so that a question the move asks
+        resumes this very move once answered, whatever the screen below shows by then."""
+        self.doing = (action, args)
+        if isinstance(action, str):
+            return self.session.play((action, ()))
+        if isinstance(action, tuple):
+            return self.session.play(action)
+        return action(self, *args)
+
+    def attempt(self, top, call, args):
+        """Run a screen's call(app, *args) and apply its transition: a missing value is asked
+        (resuming the move in hand, if the screen named one with do), an illegal move shown."""
         try:
-            result = top.on_button(self, code)
+            result = call(self, *args)
         except MissingValue as exc:
-            result = self.ask(exc, (top, code))  # answered, the move goes on (the next question)
+            doing = self.doing
+            result = self.ask(exc, None if doing is None else (top,) + doing)
         except ValueError as exc:  # an illegal move: nothing was written; say why
             self.show_toast(str(exc.args[0] if exc.args else "not allowed"))
             top.dirty = True
@@ -221,7 +241,7 @@ class App:
 
     def ask(self, exc, again=None):
         """Return the screen asking the player for a missing value (again: the (screen,
-        button) of the move that asked, made again once it is answered)."""
+        action, args) of the move that asked, made again once it is answered)."""
         from dicepod.ui.ask import AskValue
 
         return AskValue(self, exc.args[0], exc.args[1], again)
@@ -233,8 +253,8 @@ class App:
         again = None
         if result == ui.POP:
             if len(self.stack) > 1:
-                # a question answered: the move that asked it is made again at once, so the
-                # values a move needs are asked one after another, never between set-ups
+                # a question answered: the move that asked it goes on at once, so the values
+                # a move needs are asked one after another, never between set-ups
                 again = getattr(self.stack.pop(), "answered", None)
         elif result == ui.HOME:
             del self.stack[1:]
@@ -257,8 +277,8 @@ class App:
             again = None
         self.stack[-1].on_show(self)
         self.dirty = True
-        if again is not None:
-            self.button(again[1])
+        if again is not None:  # the move itself, never a button against a changed screen
+            self.attempt(again[0], App.do, (again[1],) + tuple(again[2]))
 
     def redraw(self):
         """Draw the top screen if anything changed, then flush the display; True if it
