@@ -198,6 +198,9 @@ class Session:
             raise ValueError("unknown setting")
         if not spec[2] <= value <= spec[3]:
             raise ValueError("%d..%d" % (spec[2], spec[3]))
+        mode = self.mode
+        if self.game is not None and mode is not None and key.startswith(mode + "."):
+            self.play(("set", (key, value)))  # first: a value the game refuses is not saved
         values = self.values
         values[key] = value
         if self.hold:  # the file is written after the frame, with the moves (see flush)
@@ -209,9 +212,6 @@ class Session:
                 configure = getattr(part, "configure", None)
                 if configure is not None:
                     configure(values)
-        mode = self.mode
-        if self.game is not None and mode is not None and key.startswith(mode + "."):
-            self.play(("set", (key, value)))
 
     # -- the current game ----------------------------------------------------------------------
 
@@ -430,6 +430,7 @@ class Session:
         if self.game is None or self.moves <= 0:
             self.toast("Nothing to undo")
             return False
+        undone = self.last_event
         back = self.back
         self.back = None
         for _ in range(self.trailing):
@@ -443,6 +444,26 @@ class Session:
             self.trailing = 0
         else:
             self.refold(True)
-        self.toast("Undone")
+        self.toast(self.undone(undone))
         self.changed()
         return True
+
+    def undone(self, event):
+        """Return what an undo undid, in words; an undone setting goes back in the settings
+        file too, so that the game and the settings agree."""
+        if event is None:
+            return "Undone"
+        if event[0] != "set":
+            return "Undone: " + event[0]
+        key = event[1][0]
+        settings = getattr(self.game, "settings", None)
+        if settings is not None:
+            value = settings.get(key)
+            if value != self.values.get(key):
+                self.values[key] = value
+                if self.hold:  # the file is written after the frame (see flush)
+                    self.pending.append((self.ms, None, None))
+                else:
+                    self.storage.save_settings(encode(self.values))
+        spec = self.spec(key)
+        return "Undone: " + (spec[4] if spec is not None else key)

@@ -20,8 +20,7 @@ class EditValue(Screen):
     """Edit one setting: UP/DOWN change it (held: repeat), OK saves, BACK leaves. again: see
     AskValue (None for the settings lists). over: the settings list whose row it edits in place
     (dicepod.ui.settings.ModeSettings: the list stays, the row's value becomes a field and the
-    title band gives the range; a few hundred bytes on the bus where a screen of its own was
-    ~870, ~20 ms at 400 kHz); None: a screen of its own (a game's question)."""
+    title band gives the range); None: a screen of its own (a game's question)."""
 
     heading = "Setting"
 
@@ -112,7 +111,8 @@ class EditValue(Screen):
 
 class AskValue(EditValue):
     """A game needs a value the rulebook does not give: ask the player, from their card. The
-    app sets `again` to (screen, button) of the move that asked; once the value is saved it is
-    `answered`, and the app makes that move again (the next value it needs is asked at once)."""
+    app sets `again` to (screen, action, args) of the move that asked (App.do); once the value
+    is saved it is `answered`, and the app resumes that very move (the next value it needs is
+    asked at once)."""
 
     heading = "From your card:"  # (EditValue does the rest: a class without code of its own)

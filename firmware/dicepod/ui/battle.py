@@ -253,21 +253,21 @@ class BattleScreen(Screen):
             return None
         if button != OK:
             return None
+        # each move by what it is (app.do): a question it asks resumes it, not the cursor
         if phase == battle.ROLL:
-            game.rows()  # the printed board's rows per half: asked before the first roll (BG-13)
-            app.session.play(battle.roll(game, app.randbelow))
+            app.do(_roll)
         elif phase == battle.CHOOSE:
-            app.session.play(battle.set_aside(self.options[self.cursor]))
+            app.do(battle.set_aside(self.options[self.cursor]))
         elif phase == battle.BUST:
-            app.session.play(battle.bust())
+            app.do(battle.bust())
         elif phase == battle.DECIDE:
             option = self.options[self.cursor]
             if option is _STOP:
-                app.session.play(battle.actions())
+                app.do(battle.actions())  # the table's values are asked here (BG-11)
             elif not game.dice:
-                app.session.play(battle.roll(game, app.randbelow))
+                app.do(_roll)
             else:
-                app.session.play(battle.reroll(game, option[0], app.randbelow))
+                app.do(_reroll, option[0])
         elif phase == battle.ACTIONS:
             return Heroes(app)
         elif phase == battle.OVER:
@@ -463,3 +463,15 @@ class Move(Screen):
         draw.small(canvas, "DOWN:", 0, 30)
         draw.small(canvas, "retreat", 6, 39)
         draw.small(canvas, "OK: done", 0, 52)
+
+
+def _roll(app):
+    """A Battle Roll of all six dice (the board's rows per half asked first, BG-13)."""
+    game = app.session.game
+    game.rows()
+    app.session.play(battle.roll(game, app.randbelow))
+
+
+def _reroll(app, keep):
+    """Roll again every free die but the kept ones."""
+    app.session.play(battle.reroll(app.session.game, keep, app.randbelow))

@@ -41,12 +41,7 @@ class ActionScreen(Screen):
             self.index = (self.index + (1 if button == DOWN else -1)) % count
             self.dirty = True
         elif button == OK and count:
-            action = self.actions[self.index][1]
-            if isinstance(action, str):
-                return app.session.play((action, ()))  # an event without data: ("next", ())
-            if isinstance(action, tuple):  # an event
-                return app.session.play(action)
-            return action(app)
+            return app.do(self.actions[self.index][1])  # a question resumes this very action
         elif button == LONG_OK:
             from dicepod.ui.gamemenu import GameMenu
 

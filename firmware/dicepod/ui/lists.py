@@ -57,8 +57,12 @@ class Pick(ListScreen):
         self.top = draw.scroll_top(self.cursor, 0)
 
     def choose(self, app, index):
-        """Hand the value on."""
-        result = self.then(app, self.values[index])
+        """Hand the value on (a move: a question it asks resumes it with this value)."""
+        return app.do(self.chosen, self.values[index])
+
+    def chosen(self, app, value):
+        """then(app, value); its transition, or back to the screen below."""
+        result = self.then(app, value)
         return POP if result is None else result
 
 
