@@ -38,10 +38,10 @@ _CRASH_LIMIT = const(3)
 _CRASH_WINDOW_MS = const(10000)
 # Longest traceback text kept for the screen.
 _TRACE_CHARS = const(600)
-# The heap allocated between the threshold's collections: this share of the free heap at start
-# (the garbage of ordinary presses goes in the idle pass after a frame, App.tick).
 # Idle ms before each step of the journal's scrub (App.tick).
 _SCRUB_QUIET_MS = const(5000)
+# The heap allocated between the threshold's collections: this share of the free heap at start
+# (the garbage of ordinary presses goes in the idle pass after a frame, App.tick).
 _GC_QUARTERS = const(3)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
