@@ -8,6 +8,37 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+class _Tee:
+    """stdout that also keeps what is written."""
+
+    def __init__(self, out):
+        self.out = out
+        self.kept = []
+
+    def write(self, text):
+        self.kept.append(text)
+        return self.out.write(text)
+
+    def flush(self):
+        self.out.flush()
+
+
+def recorded(section, main, *args):
+    """Run a benchmark's main(*args), printing as it goes, and write what it printed to
+    docs/MEASUREMENTS.md's section (tools/measurements.py); return main's exit code."""
+    import contextlib
+
+    from measurements import record
+
+    tee = _Tee(sys.stdout)
+    with contextlib.redirect_stdout(tee):
+        code = main(*args)
+    lines = "".join(tee.kept).rstrip("\n").split("\n")
+    if not code:
+        record(section, ["```"] + lines + ["```"], note="`.venv/bin/python tools/%s.py`" % section)
+    return code
+
+
 def main(words):
     """Run the selected benchmark scripts; return non-zero if any failed."""
     failed = 0

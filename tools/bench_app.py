@@ -17,7 +17,7 @@ stand-ins), and the last module group printed is what those drivers' code adds.
 
 Caveat: the unix port is a 64-bit build. Pointers, object headers and GC blocks (32 bytes,
 a Pico's are 16) are twice a Pico's, so every number here is roughly double what the same
-firmware holds on a Pico; the 96 KB goal is on this interpreter all the same.
+firmware holds on a Pico.
 
     .venv/bin/python tools/bench_app.py
 """
@@ -147,4 +147,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from bench import recorded
+
+    sys.exit(recorded("bench_app", main))

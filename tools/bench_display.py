@@ -369,4 +369,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from bench import recorded
+
+    sys.exit(recorded("bench_display", main))

@@ -112,4 +112,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from bench import recorded
+
+    sys.exit(recorded("bench_journal", main, sys.argv[1:]))

@@ -123,4 +123,6 @@ if __name__ == "__main__":
     if "--inner" in sys.argv:
         measure()
     else:
-        sys.exit(main())
+        from bench import recorded
+
+        sys.exit(recorded("bench_odds", main))

@@ -109,4 +109,6 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from bench import recorded
+
+    sys.exit(recorded("bench_sim", main))

@@ -86,7 +86,7 @@ class App:
 
             self.stack.append(Message("Notice", session.messages))
             session.messages = []
-        self.stack[-1].on_show(self)
+        self.shown()
         self.dirty = True
         if show:
             self.redraw()
@@ -275,10 +275,19 @@ class App:
             self.stack.append(result)
         if again is not None and self.stack[-1] is not again[0]:
             again = None
-        self.stack[-1].on_show(self)
+        self.shown()
         self.dirty = True
         if again is not None:  # the move itself, never a button against a changed screen
             self.attempt(again[0], App.do, (again[1],) + tuple(again[2]))
+
+    def shown(self):
+        """Tell the top screen it is shown: a value it needs is asked, never raised (a
+        missing value must not stop the app, nor its boot)."""
+        try:
+            self.stack[-1].on_show(self)
+        except MissingValue as exc:
+            self.stack.append(self.ask(exc))
+            self.stack[-1].on_show(self)
 
     def redraw(self):
         """Draw the top screen if anything changed, then flush the display; True if it
@@ -370,8 +379,7 @@ class App:
 
 def run(board, ticks=None):
     """The Pico's main loop: start, then tick with the real clock (forever, or ticks times)."""
-    app = App(board)
-    app.start()
+    app = boot(board)
     last = board.ticks_ms()
     while ticks is None or ticks > 0:
         now = board.ticks_ms()
@@ -380,8 +388,7 @@ def run(board, ticks=None):
         except Exception:  # the crash handler itself failed (out of memory): a fresh app
             app = None
             gc.collect()
-            app = App(board)
-            app.start()
+            app = boot(board)
         last = now
         usb = app.session.usb
         if usb is not None and getattr(usb, "repl_asked", False):  # `repl` (dicepod deploy): the
@@ -390,4 +397,15 @@ def run(board, ticks=None):
         board.sleep_ms(_PERIOD_MS)
         if ticks is not None:
             ticks -= 1
+    return app
+
+
+def boot(board):
+    """Return a started App: whatever the journal and the settings file hold, it reaches a
+    usable screen (a start that fails is a crash: journalled, then the menu)."""
+    app = App(board)
+    try:
+        app.start()
+    except Exception as exc:
+        app.crash(exc)
     return app

@@ -282,10 +282,10 @@ def test_missing_values_are_asked_then_journalled():
         press(app, UP, UP, OK)
         after.append(top(app))
     names = ("magmus", "stormheart", "lucian", "etrus")
-    assert asked == ["orks.command_" + name for name in names]
-    assert after == ["AskValue", "AskValue", "AskValue", "Pick"]
+    assert asked == ["orks.%s_%s" % (what, n) for what in ("command", "actions") for n in names]
+    assert after == ["AskValue"] * 7 + ["Pick"]
     assert all(app.session.values[key] == 3 for key in asked)
-    assert journal_kinds(app)[-4:] == ["set"] * 4
+    assert journal_kinds(app)[-8:] == ["set"] * 8
     assert top(app) == "Pick"  # all four answered 3: equal Command values, who first (OR-6)
     press(app, OK, OK, OK)
     assert app.session.game.phase == 1
