@@ -36,6 +36,8 @@ def start(app, difficulty):
     game = app.session.game
     for t in range(5):
         game.command(t)  # a missing Command value is asked before anything is played
+    for t in range(5):
+        game.allowance(t)  # and each Terminator's Moves and Attacks (OR-8)
     try:
         return app.session.play(("start", (difficulty,)))
     except ValueError as exc:
