@@ -5,7 +5,7 @@ screens draw on; `show()` sends only what changed since the last flush: it keeps
 frame last sent, compares page by page (a page is 8 pixel rows, one byte per column), and for
 each page sends the changed column spans (spans closer than a span's framing cost are merged).
 After a roll that redraws six dice in a 2-3 page band this is a few hundred bytes instead of a
-full frame (1,024 data bytes, ~23 ms at 400 kHz); tools/bench_display.py measures it.
+full frame; tools/bench_display.py measures it.
 
 Both controllers are driven in page addressing mode, so one flush routine serves both:
   0xB0|page, 0x00|(column & 0x0F), 0x10|(column >> 4), then the data bytes.
@@ -16,9 +16,8 @@ Constructor arguments: i2c (a built machine.I2C), addr (7-bit, 0x3C on most modu
 the address jumper), external_vcc (module without a charge pump), rotate (0 or 180: the panel
 mounted upside down). A span goes out as one writeto() of a staging line (data control byte +
 up to 128 columns), the columns copied in C through a memoryview slice: two small views a span
-(~32 B of garbage on a Pico; none for a whole page, through views made once) where a loop
-copying a byte at a time took ~1.3 ms of a full page's ~4 ms on the emulated Pico, and 129
-views made once held 2.8 KB of heap for ever. (writevto() of a control byte plus the span
+(none for a whole page, through views made once), faster than a loop copying a byte at a
+time and lighter than views made once for every span. (writevto() of a control byte plus the span
 allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) On a Pico
 each page's changed spans are found in native code (dicepod.drivers.glyphs.spans: every column
 compared, spans at most 16 unchanged columns apart merged: a span's Python costs too); the
@@ -171,8 +170,7 @@ class _OLED(framebuf.FrameBuffer):
 
     def fill(self, c):
         """Clear (c 0) or light the whole frame: its first byte, then what is done copied over
-        the next as many (memmove, 10 copies): framebuf's fill sets each of the 8,192 pixels
-        on its own, ~0.8 ms of every redraw on the emulated Pico."""
+        the next as many (memmove, 10 copies): framebuf's fill sets each pixel on its own."""
         frame = self._frame_view
         frame[0] = 255 if c else 0
         n = 1
@@ -182,8 +180,8 @@ class _OLED(framebuf.FrameBuffer):
 
     def dots(self, x, w, y):
         """Invert every other pixel of row y, from column x for w columns (a dotted line seen
-        on lit bars and on the dark alike: dicepod.ui.free), in the frame's bytes: a pixel
-        read and a pixel write a dot were ~1.2 ms of a 128-pixel line on the emulated Pico."""
+        on lit bars and on the dark alike: dicepod.ui.free), in the frame's bytes, not a
+        pixel read and a pixel write a dot."""
         if 0 <= y < _HEIGHT:
             buf = self.buffer
             bit = 1 << (y & 7)

@@ -9,8 +9,7 @@ a dotted line's bytes with dots, a pixel() read and write a dot in Python).
 It sets (ink 1) or clears (ink 0) each glyph column's lit pixels, shifted across the two pages
 a row of text straddles, clipped to the 128×64 screen: the same pixels as font6.text's blits
 (tests/portable/test_drivers_display.py compares them, and every frame of the emulated Pico's
-sessions equals CPython's). About 9 instead of 87 us a character on the emulated Pico (a list
-screen draws ~120 of them).
+sessions equals CPython's), in native code: a list screen draws a hundred characters and more.
 
 Compiled for the machine it runs on: `dicepod deploy` and the emulated Pico give mpy-cross
 -march=armv6m for this file (dicepod_host.deploy.native_code), the unix-port tests x64; a port
@@ -24,9 +23,8 @@ import micropython
 from micropython import const
 
 # Two changed spans of a page at most this many unchanged columns apart are one: a span costs
-# its framing on the bus (7 bytes: dicepod.drivers.display's _SPAN_OVERHEAD) and its sending's
-# Python, ~0.2 ms on the emulated Pico, another ~9 bytes' time (at 7, the presses' medians less
-# their bus time were 0.3-1.0 ms longer, for 1-3 % fewer bytes: tools/bench_pico.py).
+# its framing on the bus (dicepod.drivers.display's _SPAN_OVERHEAD) and its sending's Python,
+# which costs about as much as the bytes of a short gap.
 _GAP = const(16)
 
 
@@ -128,9 +126,9 @@ def big(buf, table, at: int):
     the text drawn at 1× (framebuf's font, MONO_VLSB, 8 columns a character, one page); at packs
     x + 512, (y + 512) << 10, the ink << 20, the scale << 21 (1..7) and the characters << 24.
     Each lit pixel becomes a scale×scale square, clipped to the 128×64 screen: the same pixels
-    as dicepod.ui.draw.big's rectangles (~0.6 ms -> ~0.05 ms a character on the emulated
-    Pico: a Rise of the Orks screen's big hex name was ~4 ms of its press). One pixel at a
-    time, every pixel of the scaled text's box: the least native code (it stays in RAM)."""
+    as dicepod.ui.draw.big's rectangles, a big text's press no longer spent on its Python.
+    One pixel at a time, every pixel of the scaled text's box: the least native code (it
+    stays in RAM)."""
     fb = ptr8(buf)
     src = ptr8(table)
     x = (at & 1023) - 512

@@ -8,8 +8,8 @@ on in steps of the loop's period for up to `pause_ms`, reading the buttons' pins
 steps (and the edges their IRQ latched: a tap shorter than a step). A press is still seen
 within one period
 (the app then gets the whole time slept as its tick's dt); an idle screen costs one App.tick
-per pause_ms instead of one per period: on the emulated Pico the CPU is awake 1.6 % of the
-time on the main menu instead of 9.5 % (tools/bench_pico.py).
+per pause_ms instead of one per period, so the CPU sleeps most of an idle screen's time
+(tools/bench_pico.py measures it).
 """
 
 

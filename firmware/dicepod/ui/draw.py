@@ -16,9 +16,8 @@ ASIDE = 2  # solid, dark pips: in a set-aside scoring roll
 BLANK = 3  # thin frame, no pips: not rolled yet
 DIM = 4  # dotted frame, pips: a die that no longer counts (a failed test, a lost roll)
 
-# The pips of faces 1..6 as cells of a 3×3 grid, row * 3 + col: a face's pips only (a loop
-# over all nine cells, testing a bit each: six 12-pixel dice ~3.6 -> ~1.9 ms on the emulated
-# Pico).
+# The pips of faces 1..6 as cells of a 3×3 grid, row * 3 + col: a face's pips only, so that
+# drawing a die visits no empty cell.
 _PIPS = const(
     (b"", b"\x04", b"\x00\x08", b"\x00\x04\x08", b"\x00\x02\x06\x08", b"\x00\x02\x04\x06\x08",
      b"\x00\x02\x03\x05\x06\x08")
@@ -30,9 +29,8 @@ _glyph = framebuf.FrameBuffer(_glyph_buffer, 8, 8, framebuf.MONO_VLSB)
 
 # The 6×8 font's text() (its table and glyph drawing live in dicepod.ui.font6, loaded on first
 # use and then kept: dicepod.ram), held here once loaded: an import statement searches the
-# interned names for the submodule's full name each time (~0.35 ms on the emulated Pico with
-# a session's 1,200 names; a free roll's frame drew five lines with five imports). The
-# function itself, not the module: small() calls it with a frame of 11 words, which MicroPython
+# interned names for the submodule's full name each time. The function itself, not the
+# module: small() calls it with a frame of 11 words, which MicroPython
 # keeps on the C stack (a method call's two more words put it on the heap: tools/mpy_frames.py).
 # Named font6, a name already interned: a new name can be the one that makes the qstr pool
 # grow, a block of a few KB found wherever the heap has one at that moment.
@@ -116,10 +114,9 @@ def right(canvas, s, y, c=1):
 
 def big(canvas, s, x, y, scale=2, c=1):
     """Draw s with the 8×8 font scaled up (each pixel becomes scale×scale): a rectangle for
-    each run of lit pixels down a glyph's column (a third of the calls of one a pixel: a Rise
-    of the Orks screen's big hex name was 9 % of its cursor move on the emulated Pico). On the
-    Pico's display in native code (its big(), dicepod.drivers.glyphs: ~0.05 instead of ~0.6 ms
-    a character), x, y, the ink and the scale packed in one int."""
+    each run of lit pixels down a glyph's column (a third of the calls of one a pixel). On the
+    Pico's display in native code (its big(), dicepod.drivers.glyphs), x, y, the ink and the
+    scale packed in one int."""
     if hasattr(canvas, "big") and -512 <= x < 512 and -512 <= y < 512 and 0 < scale < 8:
         if canvas.big(s, (x + 512) | ((y + 512) << 10) | (c & 1) << 20 | scale << 21):
             return

@@ -56,8 +56,7 @@ def text(canvas, s, x, y, c=1):
 def blit(canvas, s, x, y, c):
     """Draw s a glyph at a time through framebuf blits (named as framebuf's method: a name
     the firmware holds already, none added to the interned names). (The five columns are copied one
-    statement each, not in a loop: ~84 instead of ~106 us a character on the emulated Pico,
-    and a list screen in this font draws ~150 of them.)"""
+    statement each, not in a loop: a list screen draws a hundred characters and more.)"""
     table = _SMALL
     g = _buffer
     blit = canvas.blit

@@ -146,10 +146,8 @@ class History(ListScreen):
         self.values = (games, boots)
         items = []
         for game in games:
-            # 15 columns at most: the list stays in the 8×8 font (the 6×8 font's code and
-            # its glyph buffer are 1-2 KB more where the heap is tightest, leaving a game).
-            # One string made a row (each string made searches the names interned so far:
-            # ~0.1 ms on a Pico; "#" + str(n) + " " + title made three).
+            # 15 columns at most: the list stays in the 8×8 font. One string made a row
+            # (each string made searches the names interned so far).
             item = title(game[1])
             if len(item) > 12:
                 item = "#%d %s%s" % (game[0], game[1][0].upper(), game[1][1:])

@@ -59,8 +59,7 @@ class NewGame:
 def wrap(text, width=16):
     """Split text into lines of at most width characters, at spaces where possible. A text
     that fits is its own line, with no string made (MicroPython searches the interned names
-    for every string made at run time: splitting a settings row's label into words and
-    joining them again took ~1 ms a row on the emulated Pico)."""
+    for every string made at run time)."""
     if len(text) <= width and "\n" not in text and not text.startswith(" "):
         return [text]
     lines = []

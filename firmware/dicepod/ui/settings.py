@@ -83,8 +83,8 @@ class ModeSettings(ListScreen):
     def refresh(self, app):
         """Forget the rows: each is built from the current values when it is drawn or
         measured (row), so opening a mode of 57 settings, or coming back from an edit,
-        builds the six on the screen, not all (~1 ms a row on a Pico: the spec, its label
-        wrapped, its value's name; the flash row a walk of the file system)."""
+        builds the six on the screen, not all (a row is its spec, its label wrapped, its
+        value's name; the flash row a walk of the file system)."""
         count = len(self.module.SETTINGS) + (self.mode == DEVICE)
         self.items = [None] * count
         self.values = [None] * count
