@@ -41,8 +41,9 @@ _TRACE_CHARS = const(600)
 # Idle ms before each step of the journal's scrub (App.tick).
 _SCRUB_QUIET_MS = const(5000)
 # The heap allocated between the threshold's collections: this share of the free heap at start
-# (the garbage of ordinary presses goes in the idle pass after a frame, App.tick).
-_GC_QUARTERS = const(3)
+# (the garbage of ordinary presses goes in the idle pass after a frame, App.tick), so that the
+# garbage never takes more than a quarter of the heap.
+_GC_SHARE = const(4)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
 
@@ -93,7 +94,7 @@ class App:
         ram.load_all()  # (after the first frame)
         gc.collect()
         if hasattr(gc, "threshold"):  # MicroPython: the threshold's collections seldom fall
-            gc.threshold(gc.mem_free() // 4 * _GC_QUARTERS)  # in a press (see tick)
+            gc.threshold(gc.mem_free() // _GC_SHARE)  # in a press (see tick)
 
     # -- the game's screens ----------------------------------------------------------------
 
