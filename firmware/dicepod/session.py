@@ -33,7 +33,7 @@ from micropython import const
 from dicepod import journal as journal_module
 from dicepod import ram, replay
 from dicepod.rules import modes
-from dicepod.settings import Settings, encode, load, spec_index, spec_keys
+from dicepod.settings import MissingValue, Settings, encode, load, spec_index, spec_keys
 
 # The settings group of the device itself (dicepod.device.SETTINGS).
 _DEVICE = const("device")
@@ -252,7 +252,7 @@ class Session:
                     if not replay.step(game, event):
                         trailing += 1
                         continue
-                except ValueError as exc:
+                except (ValueError, MissingValue) as exc:  # a save no game of these rules makes
                     self.messages.append("Saved game stops at: %s" % exc.args[0])
                     back = None
                     return
