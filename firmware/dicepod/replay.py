@@ -8,7 +8,8 @@ verify, results and stats, all take these from here:
   does not cancel a later event). The journal streams a game from the flash through it (one
   byte an event); journalfix.effective (tools, tests) and the PC's verify.effective_pairs
   apply it to a list.
-- APP_EVENTS: the events the app writes for itself (crash records; "lost", the journal's chained
+- APP_EVENTS: the events the app writes for itself (crash records; a quick roll made from a
+  game's menu, dicepod.ui.gamemenu; "lost", the journal's chained
   mark of a break: events lost to flash damage, dicepod.journalfix). They are not moves: a fold
   steps over them (an undo cancels them like any event: the session writes one undo per crash
   record after the last move).
@@ -20,7 +21,7 @@ verify, results and stats, all take these from here:
 """
 
 # The app's own events (see the module docstring).
-APP_EVENTS = ("crash", "lost")
+APP_EVENTS = ("crash", "lost", "quick")
 
 
 def keep(kinds):

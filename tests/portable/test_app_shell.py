@@ -366,8 +366,8 @@ def test_game_menu_and_history():
         "Show %",
         "Class mode: off",
         "Loaded die: off",
+        "Quick roll",
         "Help",
-        "Undo",
     ]
     while app.stack[-1].items[app.stack[-1].cursor] != "History":
         press(app, DOWN)
