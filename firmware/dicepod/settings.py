@@ -22,10 +22,7 @@ def spec_keys(specs):
     """Return the keys of specs in order: strings (a tuple of specs), or bytes (Specs: keys()
     decodes nothing, not even the key; Settings.set takes either)."""
     if isinstance(specs, (tuple, list)):
-        keys = []  # (a loop: a comprehension is a function of its own in RAM)
-        for spec in specs:
-            keys.append(spec[0])
-        return keys
+        return [spec[0] for spec in specs]
     return specs.keys()
 
 
