@@ -26,7 +26,7 @@ into VSYS (pin 39). Buttons use the RP2040/RP2350 internal pull-ups (~50k).
 I2C_ID = 0  # GP4/GP5 are I2C0's SDA/SCL
 SDA = 4
 SCL = 5
-I2C_FREQ = 400_000  # 400 kHz fast mode: a full frame ~23 ms (1 MHz works on most modules)
+I2C_FREQ = 400_000  # fast mode (1 MHz works on most modules, not all)
 OLED_ADDR = 0x3C  # most modules; 0x3D with the address jumper moved
 OLED_ADDR_ALT = 0x3D
 BUTTON_PINS = (10, 11, 12, 13)  # UP, DOWN, OK, BACK (bit order of dicepod.drivers.buttons)

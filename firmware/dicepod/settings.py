@@ -100,10 +100,7 @@ class Settings:
 def encode(values):
     """Yield the settings file's bytes for a {key: int} dict (None values left out) in pieces,
     one a setting (`{"key":value`, then `,"key":value`) and `}` with a newline: the drivers
-    write them one by one, so a save never holds the whole file (~1.5 KB, every mode's set)
-    nor the three copies of it that joining made, the largest blocks a save asked of a
-    Pico's heap (a MemoryError in Rise of the Orks's set-up at 96 KB: the heap gate,
-    tests/test_pico_sessions.py)."""
+    write them one by one, so a save never asks the heap for the whole file in one block."""
     sep = "{"
     for key in sorted(values):
         if values[key] is not None:

@@ -12,7 +12,7 @@ from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
 # The bars' base line; the face numbers are drawn under it. The status line and the counts,
 # which change with every roll, each sit in one display page (8 pixel rows from a multiple of
-# 8): across two, each change went out twice over the bus (~450 -> ~300 bytes a roll).
+# 8): across two, each change would go out twice over the bus.
 _BAR_BASE = const(55)
 _STATUS_Y = const(16)
 _COUNTS_Y = const(24)
@@ -23,7 +23,7 @@ _AUTO_FAST = const(5)
 
 
 # The faces' numbers, made once (str(face) made a new string a face and frame, each a search
-# of the names interned so far: ~0.1 ms on the emulated Pico).
+# of the names interned so far).
 _FACE_NAMES = ("", "1", "2", "3", "4", "5", "6")
 
 
@@ -222,11 +222,6 @@ def short(n, chars):
     if n < 10**chars:
         return str(n)
     return "%dk" % (n // 1000) if n < 10 ** (chars + 2) else "%dM" % (n // 1000000)
-
-
-# Free roll's menu (a passing module, imported when it opens; on a roomy heap loaded ahead
-# with these screens, and kept: dicepod.ram_ahead).
-AHEAD = "dicepod.ui.freemenu"
 
 
 # Every ui mode module has open(app) -> its screen: the class itself (a function fewer in
