@@ -265,7 +265,7 @@ class BattleScreen(Screen):
             if option is _STOP:
                 app.do(battle.actions())  # the table's values are asked here (BG-11)
             elif not game.dice:
-                app.do(_roll)
+                app.do(_roll_six)
             else:
                 app.do(_reroll, option[0])
         elif phase == battle.ACTIONS:
@@ -470,6 +470,11 @@ def _roll(app):
     game = app.session.game
     game.rows()
     app.session.play(battle.roll(game, app.randbelow))
+
+
+def _roll_six(app):
+    """ALL OUT!'s "roll all six again" (what is set aside stays)."""
+    app.session.play(battle.roll(app.session.game, app.randbelow))
 
 
 def _reroll(app, keep):
