@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FIREFOX = shutil.which("firefox-esr") or "/usr/bin/firefox-esr"
 DRIVER = Path(__file__).resolve().parent / "support" / "firefox_sim.mjs"
 SEED = 7
-# Battle Game, the rows question (3 rows), and the roll that asked for it.
-PLAY = ["OK", "OK", "UP", "UP", "OK"]
+# Free roll (the main menu's fifth row): a roll, one die fewer (shown at once), a roll.
+PLAY = ["DOWN", "DOWN", "DOWN", "DOWN", "OK", "OK", "DOWN", "OK"]
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
@@ -134,7 +134,7 @@ def play_in_chromium(url, allowed):
             browser.close()
     assert outside == [], "the exported page fetched outside its folder"
     kinds = [event for _, _, event in event_keys(before)]
-    assert tuple(kinds[0]) == ("new_game", ("battle",)) and kinds[-1][0] == "roll"
+    assert tuple(kinds[0]) == ("new_game", ("free",)) and kinds[-1][0] == "roll"
     assert event_keys(after) == event_keys(before)
 
 
@@ -184,7 +184,7 @@ def test_exported_page_in_firefox_from_a_file(folder):
         )
     assert got["reloaded"] == reloaded
     kinds = [event for _, _, event in event_keys(got["events"])]
-    assert tuple(kinds[0]) == ("new_game", ("battle",)) and kinds[-1][0] == "roll"
+    assert tuple(kinds[0]) == ("new_game", ("free",)) and kinds[-1][0] == "roll"
     assert event_keys(got["eventsAfter"]) == event_keys(got["events"])
     outside = [u for u in got["requests"] if not u.startswith((folder.as_uri() + "/", "data:"))]
     assert outside == [], "the exported page fetched outside its folder"
