@@ -68,6 +68,7 @@ def _battle(faces, volume=None):
     app, pwm = _app(faces, volume)
     menu(app, "battle")
     app.session.change_setting("battle.rows", 3)  # the printed board's rows (BG-13)
+    app.session.change_setting("battle.table", 0)  # moves not refereed here (BG-11)
     pwm.log = []
     return app, pwm
 
