@@ -22,7 +22,7 @@ MODULES = sorted(p.stem for p in PORTABLE.glob("test_*.py"))
 # ran out of whole blocks (a 512-byte page line, ~83 KB free) with 3779190's changes (native
 # spans, dice by their pips, ram.loaded inline: reverting any one of them passed again, so the
 # layout, not one piece, decides it); the emulated Pico's gate holds the same 114 KB.
-HEAPS = {"test_app_ahead": "256k", "test_app_history": "192k"}
+HEAPS = {"test_app_history": "192k"}
 
 
 def _cpython(module):

@@ -35,7 +35,7 @@ MAX_VALUE = 2**31 - 1
 Event = tuple[str, tuple[Any, ...]]
 Pair = tuple[int, Event]
 # Events the app writes beside the game's own (journal and crash handler).
-APP_KINDS = ("new_game", "set", "undo", "crash", "lost")
+APP_KINDS = ("new_game", "set", "undo", "crash", "lost", "quick")
 
 
 class _InJournal(TypedDict, total=False):

@@ -48,7 +48,7 @@ TEXTS = (
         "Tests. UP and DOWN choose an action on the bottom line, OK does it: the number of "
         "dice, the target number (TN: a die at or above it is a success), modifiers, then "
         "Roll. Lit dice are successes; P>= is the chance of at least that many. Re-roll "
-        "fails rolls the failed dice again; Roll-off is one die each; D3 reads a die as 1 "
+        "fails rolls the failed dice again; Roll-off is 2D6 each; D3 reads a die as 1 "
         "to 3.",
     ),
     (
