@@ -335,6 +335,9 @@ def test_wake_press_is_swallowed_and_usb_gets_every_line():
         def tick(self, dt_ms):
             self.ticks += 1
 
+        def busy(self):
+            return False  # every line is taken at once
+
     app.power = Power()
     app.session.usb = Link()
     app.start()
