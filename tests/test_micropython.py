@@ -14,15 +14,10 @@ import pytest
 from harness import PICO_HEAP, PORTABLE, ROOT, cpython_env, parse_runner_output, run_micropython
 
 MODULES = sorted(p.stem for p in PORTABLE.glob("test_*.py"))
-# The loads ahead are a roomy heap's policy (App.start: 128 KB free on a Pico, whose objects are
-# 32-bit): this module plays it on a 64-bit port, whose objects are up to twice a Pico's, with
-# a heap to match. At PICO_HEAP its sessions ran out of whole blocks for a mode's rules (the
-# emulated Pico plays the policy at the real heap: tests/test_pico_sessions.py). test_app_history
-# plays a Free roll session, two Battle Games and the history's pages in one app: at 190k it
-# ran out of whole blocks (a 512-byte page line, ~83 KB free) with 3779190's changes (native
-# spans, dice by their pips, ram.loaded inline: reverting any one of them passed again, so the
-# layout, not one piece, decides it); the emulated Pico's gate holds the same 114 KB.
-HEAPS = {"test_app_history": "192k"}
+# The app's sessions run with every screen's code resident, as on dicepod's build; the 64-bit
+# unix port's objects are up to twice a Pico's, so they get a heap to match (the heap gates
+# themselves are tests/test_app_heap.py and the emulated Pico's tests/test_pico_sessions.py).
+APP_HEAP = "256k"
 
 
 def _cpython(module):
@@ -41,7 +36,7 @@ def _cpython(module):
 def test_portable_module_matches_cpython(module, record_property):
     mp = run_micropython(
         [str(ROOT / "tests" / "mp_runner.py"), module],
-        heap=HEAPS.get(module, PICO_HEAP),
+        heap=APP_HEAP if module.startswith("test_app_") else PICO_HEAP,
         compiled=True,
     )
     mp_status, mp_results = parse_runner_output(mp.stdout)

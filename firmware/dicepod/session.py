@@ -458,8 +458,9 @@ class Session:
         key = event[1][0]
         settings = getattr(self.game, "settings", None)
         if settings is not None:
-            value = settings.get(key)
-            if value != self.values.get(key):
+            index = spec_index(settings.specs, key)
+            value = settings.slots[index] if index >= 0 else self.values.get(key)
+            if value != self.values.get(key):  # (None: the value is to be asked again)
                 self.values[key] = value
                 if self.hold:  # the file is written after the frame (see flush)
                     self.pending.append((self.ms, None, None))
