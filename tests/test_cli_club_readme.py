@@ -233,8 +233,10 @@ def test_the_readme_club_commands_in_order(tmp_path, capsys, monkeypatch):
         assert [row[f"player_{i + 1}"] for i in range(len(record["players"]))] == record["players"]
     # export (events, CSV): one row an event, as the devices journalled them; it verifies.
     assert main(commands[9]) == 0
-    events = list(csv.DictReader(io.StringIO((tmp_path / commands[9][-1]).read_text())))
+    rows_out = list(csv.DictReader(io.StringIO((tmp_path / commands[9][-1]).read_text())))
+    events = [r for r in rows_out if not r["kind"].startswith("#")]  # #head, #break: verify's
     assert len(events) == total
+    assert {r["kind"] for r in rows_out if r["kind"].startswith("#")} <= {"#head", "#break"}
     for dev, lines in journals.items():
         mine = [r for r in events if r["device"] == dev]
         assert len(mine) == len(lines)

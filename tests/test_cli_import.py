@@ -92,13 +92,14 @@ def test_a_tampered_file_is_refused_whole_and_a_conflict_never_stored(tmp_path, 
     before = _rows(db)
     lines = _journal_lines([loggen.free_game(53, 10)], SIM_JID, dev=SIM_DEV)
     bad = lines[:]
-    bad[4] = bad[4].replace(b'"roll",[', b'"roll",[6,')  # an edited roll: its checksum fails
+    at = next(i for i, line in enumerate(bad) if b'"roll",[' in line)  # the first roll
+    bad[at] = bad[at].replace(b'"roll",[', b'"roll",[6,')  # an edited roll: its checksum fails
     tampered = tmp_path / "tampered.jsonl"
     tampered.write_bytes(b"".join(bad))
     capsys.readouterr()
     assert main(["import", str(tampered), "--db", str(db)]) == 1
     err = capsys.readouterr().err
-    assert "does not verify" in err and "seq 5" in err and "nothing imported" in err
+    assert "does not verify" in err and f"seq {at + 1}" in err and "nothing imported" in err
     assert _rows(db) == before
     # The same device and journal, another history from seq 1: every event conflicts.
     first = tmp_path / "first.jsonl"

@@ -56,7 +56,9 @@ SCRIPT = [
     ("click", "OK"),  # 3 rows, and the roll that asked is made at once (questions once)
     ("click", "OK"),  # set aside the first choice
     ("click", "UP"),  # the last option: stop rolling
-    ("key", "OK"),  # Battle Actions (Enter)
+    ("key", "OK"),  # Battle Actions (Enter): the Actions table's value is asked once
+    ("click", "UP"),  # a Lucky Six buys one action
+    ("click", "OK"),  # answered: the turn's actions are shown
     ("click", "OK"),  # Heroes
     ("click", "UP"),  # advance
     ("click", "OK"),  # done: end of the turn
