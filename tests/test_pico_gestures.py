@@ -8,7 +8,7 @@ import json
 
 import pytest
 from pico_sessions import journal_in
-from pico_support import booted_pico, cpython_boot_screen, diff_image, flash_files
+from pico_support import booted_pico, diff_image, flash_files
 
 
 @pytest.fixture(scope="module")
@@ -115,19 +115,3 @@ def test_a_tap_inside_a_busy_loop_pass_is_not_lost(tmp_path_factory):
         want = _cpython(("tap", ok), ("tap", ok))  # the game's first roll asks a question
         assert pico.frame() == want, diff_image(pico.frame(), want)
         assert pico.frame() != _cpython(("tap", ok))
-
-
-def test_a_tap_while_the_main_menu_loads_a_game_ahead_is_not_lost(tmp_path_factory):
-    """After power-on the main menu loads the code of the game under its cursor in its idle
-    passes (40-110 ms each): a DOWN tapped inside one moves the cursor all the same."""
-    down = 2
-    with booted_pico(tmp_path_factory) as pico:
-        woke = _inside_a_busy_pass(pico, pico.now_ns, 3, 2000, "on the main menu")
-        tap_down, tap_up = pico.press("DOWN", hold_ms=20, at_ms=pico.now_ns / 1e6 + 0.5)
-        pico.run_ms((tap_up - pico.now_ns) / 1e6 + 0.5)
-        assert pico.status()["last_idle"] == woke < tap_down  # no pass read the pins
-        pico.run_until_handled(tap_up)
-        pico.run_ms(100)
-        want = _cpython(("tap", down))
-        assert pico.frame() == want, diff_image(pico.frame(), want)
-        assert pico.frame() != cpython_boot_screen()
