@@ -604,7 +604,8 @@ def tail(log, line):
     """line when it is one torn write of the next event (its seq first, no zeroed bytes,
     shorter than a line), else b"" (damage)."""
     seq = b"%d " % (log.seq + 1)
-    if line.startswith(seq) and b"\x00" not in line and b"\xff" not in line and len(line) < 400:
+    torn = line.startswith(seq) or seq.startswith(line)  # cut even inside the seq
+    if torn and b"\x00" not in line and b"\xff" not in line and len(line) < 400:
         return line
     return b""
 
