@@ -13,10 +13,10 @@ from micropython import const
 from dicepod import journal
 from dicepod.protocol import COMMANDS, VERSION, _crc, _event_prefix, _finish
 
-# Longest device line the PC accepts (an event with 32 values is about 300 bytes).
+# Longest device line the PC accepts: room for the longest event with a margin.
 MAX_LINE = 1024
-# Bounds of the numbers a device sends: a journal holds far fewer than 2^32 events, its clock
-# counts milliseconds since boot (2^42 ms: 139 years), a ping token and a Unix time fit 2^40.
+# Bounds of the numbers a device sends, far above anything a device lives to count: a journal's
+# seqs, the milliseconds since boot, a ping token and a Unix time.
 MAX_SEQ = 4294967295
 MAX_MS = 4398046511104
 MAX_NUMBER = 1099511627776

@@ -25,11 +25,10 @@ from typing import Any, TypedDict
 from dicepod import protocol_pc
 from dicepod.rules import modes
 
-# A journal holds far fewer than 2^32 events; game ids count new_game events (<= seq); ms counts
-# milliseconds since the device started (2^42 ms is 139 years); event data are dice, settings,
-# indices and counts (the rules' own bounds are far inside 2^31).
-MAX_SEQ = 2**32 - 1
-MAX_MS = 2**42
+# The wire's own bounds (game ids count new_game events, so stay under MAX_SEQ); event data are
+# dice, settings, indices and counts, far inside a signed 32-bit int.
+MAX_SEQ = protocol_pc.MAX_SEQ
+MAX_MS = protocol_pc.MAX_MS
 MAX_VALUE = 2**31 - 1
 # An event (kind, data) and a (seq, event) pair, as the folds take them.
 Event = tuple[str, tuple[Any, ...]]
