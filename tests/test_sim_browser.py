@@ -292,7 +292,7 @@ def test_page_for_a_class(server, browser):
 
         page.click("#fullscreen")
         page.wait_for_function("document.fullscreenElement !== null")
-        assert page.evaluate("document.fullscreenElement.className").startswith("device")
+        assert page.evaluate("document.fullscreenElement.id") == "stage"  # screen, buttons, chart
         assert page.evaluate("document.fullscreenElement.classList.contains('overscan')")
         for name in ("UP", "DOWN", "OK", "BACK"):  # the buttons are on screen in full screen
             box = page.locator("[data-button=%s]" % name).bounding_box()
@@ -340,6 +340,77 @@ def _rolls(page):
     return [o["event"][1] for o in panel_events(page) if o["event"][0] == "roll"]
 
 
+# What the page's Free roll chart shows: its texts, bars and text-alternative table.
+CHART_JS = """() => {
+  const q = (sel) => Array.from(document.querySelectorAll('#chart ' + sel));
+  const texts = (sel) => q(sel).map((e) => e.textContent);
+  const box = document.getElementById('chart').getBoundingClientRect();
+  return {
+    hidden: document.getElementById('chart').hidden, width: box.width, height: box.height,
+    title: texts('.title'), loaded: texts('.loaded'), xloaded: texts('.xloaded'),
+    counts: texts('.count'), pcts: texts('.pct'), xticks: texts('.xtick'),
+    yticks: texts('.ytick'), ytickys: q('.ytick').map((e) => Number(e.getAttribute('y'))),
+    xtitle: texts('.xtitle'), ytitle: texts('.ytitle'),
+    heights: q('.bar').map((e) => Number(e.getAttribute('height'))),
+    fills: q('.bar').map((e) => e.getAttribute('fill')),
+    table: q('#charttable tbody tr').map((tr) => Array.from(tr.cells, (c) => c.textContent)),
+    head: q('#charttable thead th').map((c) => c.textContent),
+    label: document.getElementById(
+      document.getElementById('chartsvg').getAttribute('aria-labelledby')).textContent,
+  };
+}"""
+
+
+def _share(count, dice):
+    """count/dice as a percentage to one decimal, halves up (JavaScript's toFixed)."""
+    from fractions import Fraction
+
+    tenths = Fraction(1000 * count, dice) + Fraction(1, 2)
+    whole = tenths.numerator // tenths.denominator
+    return "%d.%d%%" % divmod(whole, 10)
+
+
+def check_chart(page, counts, rolls, loaded=0, weights=None):
+    """The page's chart shows counts[1..6] (the device's own) with labelled axes, each bar as
+    tall as its count on the y axis's ticks, the shares and the text table; the loaded die
+    named (and its face's bar marked) exactly when loaded."""
+    got = page.evaluate(CHART_JS)
+    dice = sum(counts[1:])
+    assert got["hidden"] is False and got["width"] > 300 and got["height"] > 200, got
+    assert got["xtitle"] == ["Face"] and got["ytitle"] == ["Rolls"]
+    assert got["xticks"] == ["1", "2", "3", "4", "5", "6"]
+    assert got["counts"] == [f"{c:,}" for c in counts[1:]], (got, counts)
+    shares = [_share(c, dice) if dice else "–" for c in counts[1:]]
+    assert got["pcts"] == shares
+    assert got["head"] == ["Face", "Rolls", "Percent"]
+    assert got["table"] == [[str(f), f"{counts[f]:,}", shares[f - 1]] for f in range(1, 7)]
+    title = "Free roll: %s %s in %s %s" % (
+        f"{dice:,}",
+        "die" if dice == 1 else "dice",
+        f"{rolls:,}",
+        "roll" if rolls == 1 else "rolls",
+    )
+    assert got["title"] == [title] and got["label"].startswith(title)
+    ticks = [int(t.replace(",", "")) for t in got["yticks"]]
+    step = ticks[1] - ticks[0]
+    assert ticks[0] == 0 and ticks == list(range(0, ticks[-1] + 1, step)) and len(ticks) >= 3
+    assert ticks[-1] >= max(counts[1:]) and ticks[-2] < max(max(counts[1:]), dice / 6, 5)
+    span = got["ytickys"][0] - got["ytickys"][-1]  # the axis's length from 0 to its top tick
+    for face in range(1, 7):  # each bar is as tall as its count on the axis's ticks
+        assert abs(got["heights"][face - 1] * ticks[-1] / span - counts[face]) < 1e-6, got
+    if loaded:
+        want = "LOADED DIE: face %d favoured" % loaded
+        if weights:
+            want += " (weights %s)" % ":".join(map(str, weights))
+        assert got["loaded"] == [want] and want in got["label"]
+        assert got["xloaded"] == ["loaded"]
+        others = {fill for face, fill in enumerate(got["fills"], 1) if face != loaded}
+        assert len(others) == 1 and got["fills"][loaded - 1] not in others
+    else:
+        assert got["loaded"] == [] and got["xloaded"] == [] and len(set(got["fills"])) == 1
+    return got
+
+
 # Into a Battle Game, answer the rows question (3), and the roll that asked is made.
 _TO_THE_FIRST_ROLL = ("OK", "OK", "UP", "UP", "OK")
 
@@ -380,9 +451,11 @@ def test_free_roll_for_a_class(server, browser):
                 ref.press(name, SETTLE_MS)
             check_screen(page, ref, label)
 
+        assert page.evaluate("document.getElementById('chart').hidden") is True  # no game yet
         for _ in range(4):
             step("click", "DOWN", "main menu")
         step("click", "OK", "Free roll")  # a new game of Free roll
+        check_chart(page, [0] * 7, 0)  # the chart beside the screen: empty axes
         step("hold", "OK", "the game menu")
         step("click", "DOWN", "Auto-roll 10 chosen")
         step("click", "OK", "auto-roll 10 done")  # 1 roll a tick: done in 200 ms
@@ -396,6 +469,8 @@ def test_free_roll_for_a_class(server, browser):
         canvas = bytes.fromhex(page.evaluate(CANVAS_FRAME_JS))
         assert _count_labels(frame) == _labels_of(counts), counts
         assert _count_labels(canvas) == _labels_of(counts), counts
+        assert counts == ref.app.session.game.counts  # the device's own count
+        check_chart(page, counts, 10)
 
         # Auto-roll 100, paused at once: no roll while paused; OK goes on to the end.
         step("hold", "OK", "the game menu again")
@@ -426,6 +501,8 @@ def test_free_roll_for_a_class(server, browser):
             for face in roll:
                 counts[face] += 1
         assert _count_labels(bytes.fromhex(page.evaluate(CANVAS_FRAME_JS))) == _labels_of(counts)
+        assert counts == ref.app.session.game.counts
+        check_chart(page, counts, 110)
 
         # The sums view, then reset: the counts start again (a journalled event).
         step("hold", "OK", "menu")
@@ -438,6 +515,49 @@ def test_free_roll_for_a_class(server, browser):
         step("click", "OK", "reset")
         kinds = [o["event"][0] for o in panel_events(page)]
         assert kinds[-1] == "reset" and kinds.count("roll") == 110
+        check_chart(page, [0] * 7, 0)  # cleared
+
+        # The loaded die (the game menu's last own row): named on the chart as soon as it is
+        # on, its weights once a roll carries them; the roll counted like the device counts it.
+        step("hold", "OK", "menu")
+        for _ in range(8):
+            step("click", "DOWN", "menu")
+        step("click", "OK", "loaded die on")
+        assert panel_events(page)[-1]["event"] == ("set", ("free.loaded", 6))
+        check_chart(page, [0] * 7, 0, loaded=6)
+        step("click", "OK", "a loaded roll")
+        event = panel_events(page)[-1]["event"]
+        assert event[0] == "loaded" and len(event[1]) == 12
+        counts = [0] * 7
+        for face in event[1][6:]:
+            counts[face] += 1
+        assert counts == ref.app.session.game.counts
+        check_chart(page, counts, 1, loaded=6, weights=event[1][:6])
+        # Full screen for the projector: the chart beside the screen, both inside the window.
+        page.keyboard.press("f")
+        page.wait_for_function("document.fullscreenElement !== null")
+        page.wait_for_timeout(SETTLE_MS)
+        screen = page.locator("#screen").bounding_box()
+        chart = page.locator("#chartsvg").bounding_box()
+        assert chart["x"] >= screen["x"] + screen["width"] and chart["width"] > 400, chart
+        assert chart["x"] + chart["width"] <= 1280 and chart["y"] + chart["height"] <= 900
+        page.keyboard.press("f")
+        page.wait_for_function("document.fullscreenElement === null")
+        # An undo (BACK held) takes the roll off the chart as it does off the device's counts.
+        step("hold", "BACK", "the loaded roll undone")
+        assert panel_events(page)[-1]["event"] == ("undo", ())
+        assert ref.app.session.game.counts == [0] * 7
+        check_chart(page, [0] * 7, 0, loaded=6)
+
+        # Another game (the Battle Game, new): the chart goes.
+        step("click", "BACK", "main menu")
+        for _ in range(4):
+            step("click", "UP", "main menu")
+        step("click", "OK", "Battle Game")
+        step("click", "OK", "a new game")
+        assert panel_events(page)[-1]["game"] == 2
+        assert page.evaluate("document.getElementById('chart').hidden") is True
+        assert page.evaluate("window.dicepod.chart") is None
         assert page.evaluate("window.dicepod.errors") == []
     finally:
         context.close()

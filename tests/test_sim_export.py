@@ -21,6 +21,8 @@ from test_sim_browser import (
     KEYS,
     LAUNCH_ARGS,
     SETTLE_MS,
+    _share,
+    check_chart,
     check_screen,
     needs_chromium,
     press,
@@ -119,6 +121,8 @@ def play_in_chromium(url, allowed):
                 press(page, "click", name)
                 ref.press(name, SETTLE_MS)
                 check_screen(page, ref, "step %d (%s)" % (i + 1, name))
+            counts = ref.app.session.game.counts
+            check_chart(page, counts, 2)  # the Free roll chart beside the screen
             before = page.evaluate("window.dicepod.eventLines")
             page.reload()
             page.wait_for_function("window.dicepod && window.dicepod.ready")
@@ -128,6 +132,7 @@ def play_in_chromium(url, allowed):
             page.wait_for_timeout(SETTLE_MS)
             ref.start()
             check_screen(page, ref, "after reload")
+            check_chart(page, counts, 2)  # drawn again from the events sent after the reload
             after = page.evaluate("window.dicepod.eventLines")
             assert page.evaluate("window.dicepod.errors") == []
         finally:
@@ -186,5 +191,14 @@ def test_exported_page_in_firefox_from_a_file(folder):
     kinds = [event for _, _, event in event_keys(got["events"])]
     assert tuple(kinds[0]) == ("new_game", ("free",)) and kinds[-1][0] == "roll"
     assert event_keys(got["eventsAfter"]) == event_keys(got["events"])
+    # The Free roll chart in Firefox too, before and after the reload: the device's counts.
+    counts = ref.app.session.game.counts
+    shares = [_share(c, sum(counts)) for c in counts[1:]]
+    for chart in (got["chart"], got["chartAfter"]):
+        assert chart["hidden"] is False and chart["title"] == ["Free roll: 11 dice in 2 rolls"]
+        assert chart["xtitle"] == ["Face"] and chart["ytitle"] == ["Rolls"]
+        assert chart["xticks"] == ["1", "2", "3", "4", "5", "6"]
+        assert chart["counts"] == [str(c) for c in counts[1:]] and chart["pcts"] == shares
+        assert chart["table"] == [[str(f), str(counts[f]), shares[f - 1]] for f in range(1, 7)]
     outside = [u for u in got["requests"] if not u.startswith((folder.as_uri() + "/", "data:"))]
     assert outside == [], "the exported page fetched outside its folder"

@@ -2,7 +2,8 @@
 // puppeteer-core) for tests/test_sim_export.py: opens URL, presses KEYS one by one (each a key
 // press, then at least 8 ticks and 350 ms of the device's clock), reloads, and prints one JSON
 // object: the frame after the start, after each press and after the reload, the event lines
-// before and after the reload, the page's errors, and the URLs the page asked for.
+// before and after the reload, the Free roll chart's texts before and after the reload, the
+// page's errors, and the URLs the page asked for.
 //
 // usage: node firefox_sim.mjs FIREFOX URL KEY...   (KEY: ArrowUp, ArrowDown, Enter, Escape)
 
@@ -21,6 +22,17 @@ const browser = await puppeteer.launch({
   extraPrefsFirefox: { "browser.shell.checkDefaultBrowser": false },
 });
 const out = { frames: [], requests: [], errors: [] };
+const chart = () => {
+  const texts = (sel) =>
+    Array.from(document.querySelectorAll(`#chart ${sel}`), (e) => e.textContent);
+  const table = document.querySelectorAll("#charttable tbody tr");
+  return {
+    hidden: document.getElementById("chart").hidden,
+    title: texts(".title"), counts: texts(".count"), pcts: texts(".pct"),
+    xtitle: texts(".xtitle"), ytitle: texts(".ytitle"), xticks: texts(".xtick"),
+    table: Array.from(table, (tr) => Array.from(tr.cells, (c) => c.textContent)),
+  };
+};
 try {
   const page = await browser.newPage();
   page.setDefaultTimeout(30_000);
@@ -47,12 +59,16 @@ try {
     await settle();
     out.frames.push(await page.evaluate(() => dicepod.frameHex));
   }
+  await page.evaluate(() => new Promise(requestAnimationFrame)); // the chart's next drawing
+  out.chart = await page.evaluate(chart);
   out.events = await page.evaluate(() => dicepod.eventLines);
   out.status = await page.evaluate(() => document.getElementById("status").textContent);
   await page.reload();
   await started();
   out.reloaded = await page.evaluate(() => dicepod.frameHex);
   out.eventsAfter = await page.evaluate(() => dicepod.eventLines);
+  await page.evaluate(() => new Promise(requestAnimationFrame));
+  out.chartAfter = await page.evaluate(chart);
   out.errors = await page.evaluate(() => dicepod.errors);
 } finally {
   await browser.close();

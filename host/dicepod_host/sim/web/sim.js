@@ -6,7 +6,7 @@
 // like tests/portable/seeded.py (one byte per draw: the low 8 bits), keeps the flash under its
 // own localStorage names and fixes the device id; ?wipe=1 starts from an empty flash;
 // ?source=1 loads the firmware as source instead of the .mpy files a Pico gets.
-// window.dicepod exposes the state a test or benchmark reads (frame, lines, timings).
+// window.dicepod exposes the state a test or benchmark reads (frame, lines, timings, the chart).
 
 import { loadMicroPython } from "./mp/micropython.mjs";
 
@@ -263,11 +263,11 @@ window.addEventListener("blur", () => {
 
 function toggleFullscreen() {
   if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
-  else $(".device").requestFullscreen?.().catch(() => {});
+  else $("#stage").requestFullscreen?.().catch(() => {});
 }
 // Full screen on a projector: a margin for the overscan the projector cuts off (on by default).
 const overscanEl = $("#overscan");
-const applyOverscan = () => $(".device").classList.toggle("overscan", overscanEl.checked);
+const applyOverscan = () => $("#stage").classList.toggle("overscan", overscanEl.checked);
 overscanEl.checked = store.get("overscan") !== "0";
 overscanEl.addEventListener("change", () => {
   store.set("overscan", overscanEl.checked ? "1" : "0");
@@ -340,6 +340,7 @@ function usbLine(text) {
     if (seenEvents.has(obj.seq)) return;
     seenEvents.add(obj.seq);
     state.eventLines.push(text);
+    chartEvent(obj);
     li.className = "event";
     const [kind, data] = obj.event;
     li.append(`#${obj.seq} g${obj.game} `);
@@ -392,6 +393,208 @@ $("#reset").addEventListener("click", () => {
   store.wipe();
   location.reload();
 });
+
+// ---- Free roll chart ----------------------------------------------------------------------------
+// Beside the OLED while the current game is Free roll: the counts per face folded from the event
+// lines the device sends, as a PC reading its log would (dicepod.replay's undo rule, the app's
+// own events stepped over, dicepod.rules.free's counting), drawn with labelled axes, each bar's
+// count and share, a fair die's expected count, and the loaded die named while free.loaded is on.
+
+const FACES = 6;
+const APP_EVENTS = new Set(["crash", "lost", "quick"]); // dicepod.replay.APP_EVENTS
+const SVGNS = "http://www.w3.org/2000/svg";
+const gameEvents = new Map(); // game number -> its events [seq, kind, data], in seq order
+let currentGame = null; // {seq, game, mode} of the newest new_game
+let chartPending = false;
+const chartEl = $("#chart");
+const chartSvg = $("#chartsvg");
+const showChartEl = $("#showchart");
+showChartEl.checked = store.get("chart") !== "0";
+showChartEl.addEventListener("change", () => {
+  store.set("chart", showChartEl.checked ? "1" : "0");
+  requestChart();
+});
+state.chart = null; // what the chart shows: {game, counts, rolls, dice, loaded, weights, ...}
+
+function chartEvent(obj) {
+  const [kind, data] = obj.event;
+  let list = gameEvents.get(obj.game);
+  if (!list) gameEvents.set(obj.game, (list = []));
+  let i = list.length; // back-filled and live lines may arrive out of order
+  while (i && list[i - 1][0] > obj.seq) i--;
+  list.splice(i, 0, [obj.seq, kind, data]);
+  if (kind === "new_game" && (!currentGame || obj.seq > currentGame.seq)) {
+    currentGame = { seq: obj.seq, game: obj.game, mode: data[0] };
+  }
+  requestChart();
+}
+
+function requestChart() {
+  if (!chartPending) {
+    chartPending = true;
+    requestAnimationFrame(drawChart);
+  }
+}
+
+// The current Free roll game's counts, from its events.
+function foldFree(events) {
+  const kept = []; // the effective events: an undo cancels the last one, never the new_game
+  for (const event of events) {
+    if (event[1] !== "undo") kept.push(event);
+    else if (kept.length && kept[kept.length - 1][1] !== "new_game") kept.pop();
+  }
+  const f = { counts: new Array(FACES + 1).fill(0), rolls: 0, dice: 0, loadedRolls: 0,
+              loaded: 0, weights: null };
+  for (const [, kind, data] of kept) {
+    if (APP_EVENTS.has(kind)) continue;
+    if (kind === "roll" || kind === "loaded") {
+      const dice = kind === "loaded" ? data.slice(FACES) : data;
+      for (const face of dice) if (face >= 1 && face <= FACES) f.counts[face] += 1;
+      f.rolls += 1;
+      f.dice += dice.length;
+      if (kind === "loaded") {
+        f.loadedRolls += 1;
+        f.weights = data.slice(0, FACES);
+      }
+    } else if (kind === "reset") {
+      f.counts.fill(0);
+      f.rolls = f.dice = f.loadedRolls = 0;
+    } else if (kind === "set" && data[0] === "free.loaded") {
+      f.loaded = data[1];
+    }
+  }
+  return f;
+}
+
+const fmt = (n) => n.toLocaleString("en-US");
+const share = (count, dice) => (dice ? `${((100 * count) / dice).toFixed(1)}%` : "–");
+
+function svgEl(tag, attrs, text) {
+  const node = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// A round step for about five ticks up to top: 1, 2 or 5 times a power of ten.
+function tickStep(top) {
+  const rough = Math.max(1, top / 5);
+  const power = 10 ** Math.floor(Math.log10(rough));
+  for (const m of [1, 2, 5, 10]) if (m * power >= rough) return m * power;
+  return 10 * power;
+}
+
+function drawChart() {
+  chartPending = false;
+  const free = currentGame && currentGame.mode === "free";
+  chartEl.hidden = !(free && showChartEl.checked);
+  if (!free) {
+    state.chart = null;
+    return;
+  }
+  const f = foldFree(gameEvents.get(currentGame.game) || []);
+  f.game = currentGame.game;
+  state.chart = f;
+  if (chartEl.hidden) return;
+
+  const [L, R, T, B] = [130, 880, 215, 500]; // the plot's edges in the 900 x 600 view
+  const slot = (R - L) / FACES;
+  const expected = f.dice / FACES;
+  const max = Math.max(...f.counts.slice(1), expected, 5); // an empty chart's axis: 0 to 5
+  const step = tickStep(max);
+  const top = Math.max(step, Math.ceil(max / step) * step);
+  const y = (v) => B - ((B - T) * v) / top;
+  const nodes = [];
+  const text = (x, yy, str, attrs) => nodes.push(svgEl("text", { x, y: yy, ...attrs }, str));
+  const title = `Free roll: ${fmt(f.dice)} ${f.dice === 1 ? "die" : "dice"} in ` +
+    `${fmt(f.rolls)} ${f.rolls === 1 ? "roll" : "rolls"}`;
+  text(20, 48, title, { "font-size": 36, "font-weight": 700, fill: "#e4e6ea", class: "title" });
+  let loadedLine = "";
+  if (f.loaded) {
+    loadedLine = `LOADED DIE: face ${f.loaded} favoured` +
+      (f.weights ? ` (weights ${f.weights.join(":")})` : "");
+  } else if (f.loadedRolls) {
+    loadedLine = `${fmt(f.loadedRolls)} of these rolls were with the loaded die`;
+  }
+  if (loadedLine) {
+    text(20, 92, loadedLine, { "font-size": 30, "font-weight": 700, fill: "#ffb347",
+                               class: "loaded" });
+  }
+  // the axes' ticks and grid
+  for (let v = 0; v <= top; v += step) {
+    nodes.push(svgEl("line", { x1: L, x2: R, y1: y(v), y2: y(v), stroke: "#2c313a",
+                               "stroke-width": 2 }));
+    text(L - 14, y(v) + 9, fmt(v), { "font-size": 26, fill: "#c5cad2", "text-anchor": "end",
+                                     class: "ytick" });
+  }
+  text(0, 0, "Rolls", { "font-size": 30, "font-weight": 700, fill: "#e4e6ea",
+                        "text-anchor": "middle", class: "ytitle",
+                        transform: `translate(34 ${(T + B) / 2}) rotate(-90)` });
+  text((L + R) / 2, 590, "Face", { "font-size": 30, "font-weight": 700, fill: "#e4e6ea",
+                                   "text-anchor": "middle", class: "xtitle" });
+  const labels = []; // each bar's count and share, drawn last: over the fair die's line
+  for (let face = 1; face <= FACES; face++) {
+    const count = f.counts[face];
+    const mid = L + slot * (face - 0.5);
+    const favoured = f.loaded === face;
+    const colour = favoured ? "#ffb347" : "#7fd4ff";
+    const bar = svgEl("rect", { x: mid - slot * 0.3, y: y(count), width: slot * 0.6,
+                                height: B - y(count), fill: colour, class: "bar" });
+    bar.dataset.face = face;
+    nodes.push(bar);
+    const label = fmt(count);
+    const size = Math.min(32, Math.floor((slot * 0.98) / (0.6 * label.length)));
+    labels.push([mid, y(count) - 40, label, { "font-size": size, "font-weight": 700,
+                                              fill: "#e4e6ea", class: "count" }]);
+    labels.push([mid, y(count) - 10, share(count, f.dice), { "font-size": 24, fill: "#c5cad2",
+                                                             class: "pct" }]);
+    text(mid, B + 40, String(face), { "font-size": 34, "font-weight": 700, fill: colour,
+                                      "text-anchor": "middle", class: "xtick" });
+    if (favoured) {
+      text(mid, B + 64, "loaded", { "font-size": 20, fill: colour, "text-anchor": "middle",
+                                    class: "xloaded" });
+    }
+  }
+  if (f.dice) {
+    const ey = y(expected);
+    nodes.push(svgEl("line", { x1: L, x2: R, y1: ey, y2: ey, stroke: "#f5f5f5",
+                               "stroke-width": 3, "stroke-dasharray": "10 8", class: "expected" }));
+    nodes.push(svgEl("line", { x1: 470, x2: 520, y1: 128, y2: 128, stroke: "#f5f5f5",
+                               "stroke-width": 3, "stroke-dasharray": "10 8" }));
+    text(530, 136, `fair die: ${expected.toFixed(1)} each`, { "font-size": 24, fill: "#c5cad2",
+                                                              class: "legend" });
+  } else {
+    text((L + R) / 2, (T + B) / 2, "No rolls yet: press OK to roll", {
+      "font-size": 30, fill: "#9aa1ab", "text-anchor": "middle", class: "empty" });
+  }
+  for (const [x, yy, str, attrs] of labels) {
+    text(x, yy, str, { ...attrs, "text-anchor": "middle", stroke: "#0e1014", "stroke-width": 8,
+                       "paint-order": "stroke", "stroke-linejoin": "round" });
+  }
+  nodes.push(svgEl("line", { x1: L, x2: R, y1: B, y2: B, stroke: "#c5cad2", "stroke-width": 3 }));
+  nodes.push(svgEl("line", { x1: L, x2: L, y1: T - 10, y2: B, stroke: "#c5cad2",
+                             "stroke-width": 3 }));
+  chartSvg.replaceChildren(...nodes);
+
+  // the same numbers as a table, for a screen reader
+  $("#charttitle").textContent = title + (loadedLine ? `. ${loadedLine}` : "");
+  const rows = [];
+  for (let face = 1; face <= FACES; face++) {
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = String(face);
+    tr.append(th);
+    const count = f.counts[face];
+    for (const cell of [fmt(count), share(count, f.dice)]) {
+      const td = document.createElement("td");
+      td.textContent = cell;
+      tr.append(td);
+    }
+    rows.push(tr);
+  }
+  $("#charttable tbody").replaceChildren(...rows);
+}
 
 // ---- MicroPython --------------------------------------------------------------------------------
 
