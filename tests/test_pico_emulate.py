@@ -14,6 +14,7 @@ import pytest
 from pico_support import need_pico
 
 from dicepod import journal
+from dicepod.rules import free
 from dicepod_host.cli import main
 from dicepod_host.pico import ROMFS_OFFSET, build_flash, read_littlefs
 
@@ -25,6 +26,7 @@ DOWN 4
 OK
 OK 3
 """
+EVENTS = 1 + len(free.SETTINGS) + 3  # new_game, a set per Free roll setting, three rolls
 
 
 def _dicepod(*args, **kw):
@@ -87,8 +89,8 @@ def test_emulate_pico_then_log_and_verify(micropython, tmp_path, capsys):
         while time.monotonic() < deadline and not any("presses done" in x for x in done):
             time.sleep(0.2)
         assert any("presses done" in x for x in done), done
-        # new game + 2 settings + 3 rolls; then nothing more arrives
-        while time.monotonic() < deadline and _count(db) < 6:
+        # new game + Free roll's settings + 3 rolls; then nothing more arrives
+        while time.monotonic() < deadline and _count(db) < EVENTS:
             time.sleep(0.2)
         time.sleep(1.0)
         log.send_signal(signal.SIGINT)
@@ -116,7 +118,7 @@ def test_emulate_pico_then_log_and_verify(micropython, tmp_path, capsys):
     devices = [r[0] for r in con.execute("SELECT id FROM devices")]
     con.close()
     assert devices == ["00000000000000a1"]  # --device-id: the flash chip's unique id
-    assert len(rows) == len(lines) == 6
+    assert len(rows) == len(lines) == EVENTS
     for row, raw in zip(rows, lines):
         (seq, game, ms, event, _prev), _body = journal.decode(raw)
         assert row == (seq, game, ms, event[0])
