@@ -485,6 +485,11 @@ def test_free_roll_for_a_class(server, browser):
         page.wait_for_timeout(800)
         press(page, "click", "UP")  # (a press while paused does not roll either)
         assert len(_rolls(page)) == paused
+        counts = [0] * 7
+        for roll in _rolls(page):
+            for face in roll:
+                counts[face] += 1
+        check_chart(page, counts, paused)  # the chart followed the auto-roll to its pause
         press(page, "click", "OK")  # go on
         for _ in range(100):
             if len(_rolls(page)) >= 110:
