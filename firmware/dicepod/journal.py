@@ -103,8 +103,8 @@ def check_event(event):
 def canonical(event):
     """Return the canonical bytes of a checked event (see check_event): the same bytes as
     `json.dumps([kind, list(data)], separators=(",", ":"))`, built by hand because names are
-    plain ASCII without anything to escape (about 3x faster than json.dumps on CPython, and no
-    encoder on the device)."""
+    plain ASCII without anything to escape (faster than json.dumps, and no encoder on the
+    device)."""
     parts = []
     for value in event[1]:
         parts.append('"%s"' % value if isinstance(value, str) else "%d" % value)
@@ -124,7 +124,7 @@ def chain_hash(body):
 def crc_tail(body):
     """Return the end of body's line: b" " + 8 hex digits of its CRC-32 + b"\n". Formatted as
     bytes: a str made at run time costs a search of every name interned so far (MicroPython
-    looks for an equal one to share), ~0.1 ms on the emulated Pico, on every line read."""
+    looks for an equal one to share), on every line read."""
     return b" %08x\n" % checksum(body)
 
 
@@ -168,8 +168,8 @@ def game_event(line):
     """Return (game, event) of an event line whose checksum is right: the game's fold reads
     only these two, so this skips what decode() checks beyond the checksum (the names' and
     the chain hash's characters: append() checked the event before writing it) and the
-    fields it does not need: the fold went from ~1.8 to ~1.4 ms an event on the emulated Pico
-    (tools/bench_journal.py --pico). Its values are ints and strings (the rules check them).
+    fields it does not need, for a faster fold (tools/bench_journal.py --pico). Its values are
+    ints and strings (the rules check them).
     Raise ValueError("bad line")."""
     cut = line.rfind(b" ")
     body = line[:cut]
@@ -440,7 +440,7 @@ class Journal:
     def game_events(self):
         """Return an iterator over the current game's effective events (undo applied),
         streamed from storage. Without an undo, the raw events' own generator (one generator
-        less a line: ~25 us on the emulated Pico).
+        less a line).
 
         RAM: one byte per raw event of the current game, and only when it has an undo.
         """

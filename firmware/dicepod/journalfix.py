@@ -85,10 +85,9 @@ def mend(log, seg, plan, silent):
     split again, or cut at the end); keep the damaged bytes aside and say so, unless all it
     is is a torn last line."""
     storage = log.storage
-    # The mended segment is built in one block of its final size, written as it is: a
-    # bytearray grown line by line (moved as it grows) and then copied to bytes took a few
-    # times the segment in RAM, in pieces a fragmented heap may not have (a MemoryError of
-    # ~8 KB on the unix port's Pico-sized heap). A first pass counts the bytes.
+    # The mended segment is built in one block of its final size, written as it is (a buffer
+    # grown line by line needs a few times the segment, in pieces a fragmented heap may not
+    # have). A first pass counts the bytes.
     size = 0
     for start, end, mark in plan:
         size += (len(mark) if mark is not None else 0) - (end - start)

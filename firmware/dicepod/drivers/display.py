@@ -20,12 +20,10 @@ up to 128 columns), the columns copied in C through a memoryview slice: two smal
 time and lighter than views made once for every span. (writevto() of a control byte plus the span
 allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) On a Pico
 each page's changed spans are found in native code (dicepod.drivers.glyphs.spans: every column
-compared, spans at most 16 unchanged columns apart merged: a span's Python costs too); the
-native spans took a 6-dice Free roll's show() from ~5.5 to ~4.4 ms besides the bus (the rest:
-sending the spans). Elsewhere (CPython, the simulator's WebAssembly build: no native code) a
-page equal to its copy is passed over in C (memoryview ==) and a changed one's columns are
-looked at in Python (_spans, the same spans: the same bytes on the bus as a Pico's); its code
-alone is held in a Pico's RAM (the 32-column chunk comparison it replaced held ~400 bytes).
+compared, spans at most 16 unchanged columns apart merged: a span's Python costs too).
+Elsewhere (CPython, the simulator's WebAssembly build: no native code) a page equal to its copy
+is passed over in C (memoryview ==) and a changed one's columns are looked at in Python
+(_spans, the same spans: the same bytes on the bus as a Pico's).
 A page's copy is updated in C once its spans were written. Bus errors (OSError from the I2C)
 propagate before that, so the next show() sends the page again.
 """

@@ -1,7 +1,7 @@
 """Hardware random numbers: an unbiased randbelow(n) over a byte source.
 
 Driver (shell code). On the Pico the source is `os.urandom`: on an RP2040 it draws ring-
-oscillator bits through a CRC-8 whitener (about 120 kB/s). MicroPython 1.28 has no separate API
+oscillator bits through a CRC-8 whitener. MicroPython 1.28 has no separate API
 for the RP2350's TRNG (the Pico stubs in typings/ list none), so on a Pico 2 os.urandom is used
 as well: what feeds it there (ring oscillator or TRNG) is the rp2 port's choice, not ours. A
 direct TRNG reader (machine.mem32 on the TRNG registers) would plug in as `readinto`, but is not

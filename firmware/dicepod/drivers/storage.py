@@ -76,9 +76,8 @@ class FileStorage:
                 f.seek(start)
             # Read in blocks and split here: a file on MicroPython's LittleFS is unbuffered,
             # so readline() reads it a byte at a time, each byte a trip through the file
-            # system's layers: 0.33 ms for a 75-byte line on the emulated Pico. Small blocks:
-            # with 512 B the Battle Game's session no longer ran in the unix port's 96 KB
-            # heap (tests/test_app_heap.py), nor a mend in a fragmented one.
+            # system's layers. Small blocks: a large one needs room a fragmented heap may not
+            # have (tests/test_app_heap.py).
             rest = b""
             while True:
                 data = f.read(_BLOCK)
@@ -113,8 +112,7 @@ class FileStorage:
     def read_into(self, seg, buf):
         """Read segment seg into buf (a bytearray); return its size, 0 if it is missing, -1
         (nothing read) when it is larger than buf. One buffer for every segment read: no
-        allocation a segment (History read 12 of up to 8 KB, each a search of the heap for
-        room, and their garbage a collection in the press)."""
+        allocation a segment (each a search of the heap for room, then garbage)."""
         try:
             f = open("%s/%s" % (self.dir, seg), "rb")
         except OSError:
@@ -153,8 +151,7 @@ class FileStorage:
 
     def free(self, total=False):
         """Return the bytes free on the file system (total: (free, its size), both from one
-        statvfs: on LittleFS each walks every block in use, ~10 ms on the emulated Pico);
-        None when it cannot say."""
+        statvfs: on LittleFS each walks every block in use); None when it cannot say."""
         try:
             st = os.statvfs(self.root or "/")
         except (OSError, AttributeError):
@@ -170,8 +167,8 @@ class FileStorage:
                 data = f.read(4097)
         except OSError:
             return None
-        # One flat object of names and ints (every mode's settings take about 2 KB): a
-        # larger or nested one is refused before it is parsed, as corrupt.
+        # One flat object of names and ints: a larger or nested one is refused before it is
+        # parsed, as corrupt.
         return b"{" if len(data) > 4096 or data.count(b"{") > 1 or b"[" in data else data
 
     def save_settings(self, data):

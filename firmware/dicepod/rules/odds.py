@@ -38,8 +38,8 @@ def bust_count(m, kept_counts, kept_can_score=0):
     # A rolled 6 always scores; a rolled face v with v count (kept + rolled) >= 3 scores. So a
     # bust has no 6 and at most 2 - kept of each face. Each bust multiset counts its
     # orderings, m! / (c1! .. c5!): the divisor is built up a face at a time, and the last
-    # face's count is what is left (its range found, not tried), so the innermost loop does
-    # little (this runs ~50 times for a six-dice keep hint, 84 % of its time on the unix port).
+    # face's count is what is left (its range found, not tried), so the innermost loop, where
+    # a keep hint spends its time, does little.
     fact = FACTORIAL
     l1 = 2 - k1 if k1 < 2 else 0
     l2 = 2 - k2 if k2 < 2 else 0

@@ -126,9 +126,8 @@ def distribution(n, tn, rule=RULE_NONE):
     else:
         hit, sides = k, 6
     # The chance of a hit in lowest terms first (3/6 -> 1/2): the terms stay small ints for
-    # most TNs and a dozen dice, where 6**n past 2**30 makes each a heap-allocated long int
-    # (15 dice: at most ~4.3 KB allocated on the emulated Pico, over every TN and rule). The
-    # reduced result at the end is the same.
+    # most TNs and a dozen dice, where 6**n past 2**30 makes each a heap-allocated long int.
+    # The reduced result at the end is the same.
     g = gcd(hit, sides)
     hit //= g
     sides //= g
