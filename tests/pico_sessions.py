@@ -116,24 +116,34 @@ class Recording:
         self.app = app
 
 
-def record(sessions=EVERY_MODE, seed=SEED, **options):
+def record(sessions=EVERY_MODE, seed=SEED, resident=False, **options):
     """Play the named sessions (app_sessions.<name>_session) in turn on one CPython app with
-    the finger; options go to the session functions that take them (games=, rounds=)."""
+    the finger; options go to the session functions that take them (games=, rounds=).
+    resident: the app keeps every module, as on dicepod's MicroPython (dicepod.ram.RESIDENT),
+    so that it opens a mode in the same pass as that Pico does."""
     import inspect
 
-    board = FingerBoard(seed=seed)
-    app = App(board)
-    app.start()
-    board.boot_frame = bytes(board.display.buffer)
-    board.boot_screen = type(app.stack[-1]).__name__
-    marks = {}
-    for name in sessions:
-        fn = getattr(app_sessions, name + "_session")
-        params = inspect.signature(fn).parameters
-        kw = {k: v for k, v in options.items() if k in params}
-        first = len(board.pins)
-        fn(app, **kw)
-        marks[name] = (first, len(board.pins))
+    from dicepod import ram
+
+    was = ram.RESIDENT
+    ram.RESIDENT = resident
+    try:
+        board = FingerBoard(seed=seed)
+        app = App(board)
+        app.start()
+        board.boot_frame = bytes(board.display.buffer)
+        board.boot_screen = type(app.stack[-1]).__name__
+        marks = {}
+        for name in sessions:
+            fn = getattr(app_sessions, name + "_session")
+            params = inspect.signature(fn).parameters
+            kw = {k: v for k, v in options.items() if k in params}
+            first = len(board.pins)
+            fn(app, **kw)
+            marks[name] = (first, len(board.pins))
+    finally:
+        ram.RESIDENT = was
+        ram.release()
     return Recording(board, app, marks)
 
 

@@ -67,7 +67,7 @@ def _every_mode_within(firmware):
     need_pico()
     from dicepod_host.pico import Pico
 
-    rec = record(EVERY_MODE, **QUICK)
+    rec = record(EVERY_MODE, resident=firmware == "dicepod", **QUICK)
     files = lockstep_files(measure=True)
     with Pico(files=files, usb="events", firmware=firmware) as pico:
         player = Player(pico)

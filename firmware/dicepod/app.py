@@ -14,9 +14,10 @@ screens in dicepod.ui, the journal format in dicepod.journal.
 - Screens reach the game through app.session (play, settings; see dicepod.session) and the
   shell through app.show_toast, app.busy, app.undo, app.game_screen and
   app.new_game.
-- busy(text): before work that takes longer than a frame (a mode's or a screen's code
-  loading, a game folded again for an undo), the screen shown now gets a lit band at its foot
-  saying so, sent at once: the press is answered while the work runs.
+- later(call, *args): work that reads the flash (a mode's code on the stock firmware, the
+  journal for History or a fold): the press is answered at once by a lit "Loading..." band at
+  the foot of the screen shown (busy), and call(app, *args) makes its transition at the start
+  of the next pass.
 - A crash (any exception out of a step) writes ("crash", (ExceptionName, file, line)) to the
   journal as an event of the current game (the fold skips it; undo steps over it), shows
   the traceback on the screen and restarts the app from the journal. Three crashes within ten
@@ -63,6 +64,7 @@ class App:
         self.crashes = []  # ms of recent crashes (the crash-loop guard)
         self.safe = False  # started without the game after a crash loop
         self.doing = None  # (action, args) of the move in hand: a question resumes it (do)
+        self.next = None  # (call, args) that later() put off to the next pass
         self.dirty = True
         self.tidy = False  # a frame was shown: the next idle pass collects (tick())
         self.scrub_at = 0  # the idle scrub's last journal segment checked (-1: all, this boot)
@@ -74,6 +76,7 @@ class App:
         """Start the session, resume the game in progress on its screen, draw (unless show
         is false: the crash handler draws its own screen first)."""
         ram.start()
+        self.next = None
         session = self.session
         session.start(not self.safe)
         del self.stack[:]
@@ -99,39 +102,62 @@ class App:
     # -- the game's screens ----------------------------------------------------------------
 
     def game_screen(self):
-        """Return a new screen for the current game's mode (folding the game again first if
-        release_game dropped it); its modules stay loaded."""
+        """Return a new screen for the current game's mode, or None when its code or its
+        game must be read from the flash first (later: the screen comes in the next pass)."""
+        if self.ready(self.session.mode):
+            return self.open_game()
+        return self.later(App.open_game)
+
+    def open_game(self):
+        """game_screen()'s work: the game folded again if release_game dropped it, then its
+        screen."""
         session = self.session
-        if session.game is None:  # folded again, its code loaded first
-            self.busy()
         session.ensure_game()
         module = __import__("dicepod.ui." + str(session.mode), None, None, ("open",))
         return module.open(self)
 
     def new_game(self, mode):
-        """Start a new game of mode (see Session.new_game); return its screen."""
+        """Start a new game of mode (see Session.new_game); return its screen (None: it comes
+        in the next pass, after the mode's code is read from the flash)."""
         if mode != self.session.mode:
             del self.stack[1:]  # the old game's screens go before its modules are dropped
-            if not ram.loaded(mode):
-                self.busy()  # the new mode's code loads
-        self.session.new_game(mode)
-        return self.game_screen()
+        if ram.loaded(mode):
+            return self.start_game(mode)
+        return self.later(App.start_game, mode)
 
-    def loaded(self, mode):
-        """True when mode's code is in RAM (opening it reads no code from the flash)."""
-        return ram.loaded(mode)
+    def start_game(self, mode):
+        """new_game()'s work."""
+        self.session.new_game(mode)
+        return self.open_game()
+
+    def ready(self, mode):
+        """True when mode's code is in RAM and, for the current game's mode, its game folded:
+        opening it reads nothing from the flash."""
+        session = self.session
+        return ram.loaded(mode) and (mode != session.mode or session.game is not None)
 
     def undo(self):
-        """Undo the last move (Session.undo: the game is folded again, which takes a while on
-        a long game: busy() first)."""
-        if self.session.moves > 0:
+        """Undo the last move (Session.undo); a fold of the game reads the journal: later."""
+        session = self.session
+        if session.moves > 0 and session.back is None:
             self.busy("Undoing...")
-        return self.session.undo()
+            self.next = (App.undone, ())
+            return None
+        return session.undo()
+
+    def undone(self):
+        """undo()'s work, as a transition (none)."""
+        self.session.undo()
+
+    def later(self, call, *args):
+        """Answer the press now with the Loading... band (busy) and make call(app, *args) at
+        the start of the next pass, its transition applied; return None (no transition)."""
+        self.busy()
+        self.next = (call, args)
 
     def busy(self, text="Loading..."):
-        """Answer a press whose work takes a while: over the screen shown now, a lit band at
-        its foot saying text (8×8 letters: no font to load), sent at once; the next redraw
-        draws the screen whole."""
+        """Over the screen shown now, a lit band at its foot saying text (8×8 letters: no font
+        to load), sent at once; the next redraw draws the screen whole."""
         canvas = self.display
         canvas.fill_rect(0, 55, 128, 9, 1)
         draw.center(canvas, text, 56, 0)
@@ -158,6 +184,11 @@ class App:
             session = self.session
             session.ms += dt_ms
             session.hold = True
+            put_off = self.next
+            if put_off is not None:  # the band went out in the last pass: now the work
+                self.next = None
+                self.doing = None
+                self.attempt(self.stack[-1], put_off[0], put_off[1])
             pressed = self.board.buttons.update(dt_ms)
             if self.power is not None and self.power.update(dt_ms, pressed != 0):
                 pressed = 0  # the press that woke the display only wakes it
@@ -271,7 +302,9 @@ class App:
             mode = result.mode
             result = None
             del self.stack[1:]
-            self.stack.append(self.new_game(mode))
+            screen = self.new_game(mode)
+            if screen is not None:
+                self.stack.append(screen)
         else:
             self.stack.append(result)
         if again is not None and self.stack[-1] is not again[0]:
@@ -295,7 +328,7 @@ class App:
         drew. (A small frame for the passes with nothing to draw, two a pass: MicroPython
         keeps it on the C stack, where show's is taken from the heap at every call.)"""
         top = self.stack[-1]
-        if self.dirty or top.dirty:
+        if (self.dirty or top.dirty) and self.next is None:  # (the band stays until then)
             return self.show(top)
 
     def show(self, top):
@@ -334,6 +367,7 @@ class App:
         # The failed step's objects are garbage now; free them before anything else.
         session = self.session
         session.hold = False
+        self.next = None
         del self.stack[:]
         session.game = None
         gc.collect()

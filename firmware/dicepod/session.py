@@ -191,8 +191,8 @@ class Session:
     def change_setting(self, key, value):
         """Set a setting (ValueError if out of range), save it, and journal it when the
         current game uses it. While `hold` is set the settings file is written by flush(),
-        after the frame (a LittleFS write and rename: ~30 ms of a press on the emulated
-        Pico); a flash that cannot take it says so in a toast."""
+        after the frame (a LittleFS write and rename); a flash that cannot take it says so in
+        a toast."""
         spec = self.spec(key)
         if spec is None:
             raise ValueError("unknown setting")
@@ -400,10 +400,9 @@ class Session:
         when the flash had no room for one: the game is then folded again without it (and
         the ones after it), with a toast, and the app shows it again (App.tick).
 
-        The app calls this right after the pass's frame is sent: a move's append (8-25 ms on
-        the emulated Pico: the line, its checksum and chain hash, LittleFS) no longer delays
-        its frame. A power cut still loses at most the event being written: a move is on the
-        flash a few ms after its frame, well before a hand could reach the switch."""
+        The app calls this right after the pass's frame is sent, so that a move's append (the
+        line, its checksum and chain hash, LittleFS) never delays its frame; a power cut still
+        loses at most the event being written."""
         pending = self.pending
         if not pending:
             return True
@@ -434,8 +433,8 @@ class Session:
         back = self.back
         self.back = None
         for _ in range(self.trailing):
-            self.record(("undo", ()))  # step over crash records
-        self.record(("undo", ()))
+            self.write(("undo", ()))  # step over crash records
+        self.write(("undo", ()))
         if back is not None:  # the game before its last event, as a fold would give it
             self.game = back.game
             self.last_kind = back.kind

@@ -457,10 +457,11 @@ def _above_band(frame):
 
 
 def test_slow_work_is_answered_with_a_band_first():
-    # Opening a mode whose code is not loaded, the History and an undo show a band saying so
-    # over the screen of the moment before the work; the screen after it has none. A mode
-    # whose code is loaded opens with one frame, and so does a saved setting (its file is
-    # written after the frame, Session.flush).
+    # Opening a mode whose code is not loaded, the History and an undo that folds the game
+    # again show a band saying so over the screen of the moment before the work, and the work
+    # is done in the next pass; the screen after it has none. A mode whose code is loaded
+    # opens with one frame, and so do an undo with the game one move behind in RAM and a saved
+    # setting (their lines and file are written after the frame, Session.flush).
     app = _app()
     shows = _shows(app)
     before = screen_bytes(app)
@@ -471,10 +472,14 @@ def test_slow_work_is_answered_with_a_band_first():
     assert not _band_says(shows[-1], "Loading...")
     press(app, OK)  # the first roll asks the rows per half, OK saves them, the roll is made
     press(app, OK)
-    assert app.session.moves > 0
+    press(app, OK)  # a second roll
+    assert app.session.moves > 1
+    del shows[:]
+    hold(app, BACK)  # undo: the game before the roll is in RAM (Session.back)
+    assert app.toast.startswith("Undone") and not _band_says(shows[0], "Undoing...")
     del shows[:]
     before = screen_bytes(app)
-    hold(app, BACK)  # undo: the game is folded again
+    hold(app, BACK)  # undo again: the game is folded again from the journal
     assert _band_says(shows[0], "Undoing...") and app.toast.startswith("Undone")
     assert _above_band(shows[0]) == _above_band(before)
     press(app, BACK)  # the main menu

@@ -37,10 +37,9 @@ class GameMenu(ListScreen):
                 "New game?", "End this game and start a new one?", NewGame(app.session.mode)
             )
         if label == "History":
-            app.busy()  # the game's turns are read from the journal
             from dicepod.ui.historypage import current
 
-            return current(app)
+            return app.later(current)  # the game's turns are read from the journal
         if label == "Settings":
             from dicepod.ui.settings import ModeSettings
 

@@ -37,10 +37,9 @@ def steps(journal):
     """Scan the journal's last segments (scan()), yielding None after each segment but the
     last, and then the result.
 
-    Each segment is read in one piece into one buffer (storage.read_into: where a line at a
-    time made one allocation a line, and a segment at a time one of up to 8 KB, their garbage
-    a collection in the press; a segment larger than the buffer is read in one piece, a heap
-    with no room for the buffer or that piece falls back to its lines) and its lines are
+    Each segment is read in one piece into one buffer (storage.read_into: one allocation for
+    the whole scan; a segment larger than the buffer is read in one piece, a heap with no
+    room for the buffer or that piece falls back to its lines) and its lines are
     looked at where they lie: a few finds and one int, the clock, a line (no decoding, no
     tuple); the game id only from a new_game line: the lines after it are that game's until
     the next one. A line is skipped when it is a header or a break line, torn (no newline: a
@@ -163,4 +162,4 @@ class History(ListScreen):
             return None
         from dicepod.ui.historypage import current
 
-        return current(app, games[index], boots)
+        return app.later(current, games[index], boots)  # it reads the journal

@@ -59,10 +59,9 @@ class MainMenu(ListScreen):
                 NewGame(mode),
             )
         if self.items[index] == _HISTORY:
-            app.busy()  # History reads the journal
             from dicepod.ui.history import History
 
-            return History(app)
+            return app.later(History)  # it reads the journal
         from dicepod.ui.settings import SettingsMenu
 
         return SettingsMenu(app)

@@ -24,13 +24,12 @@ class SettingsMenu(ListScreen):
         super().__init__("Settings", [title for _mode, title in modes.MODES] + ["Device"])
 
     def choose(self, app, index):
-        """Open that group's settings: a Loading... band first when they need code loaded or
-        the game in progress folded again (its settings, after another mode's released it)."""
+        """Open that group's settings: in the next pass (app.later) when they need code read
+        from the flash or the game in progress folded again."""
         mode = modes.MODES[index][0] if index < len(modes.MODES) else DEVICE
-        session = app.session
-        if mode != DEVICE and not app.loaded(mode) or mode == session.mode and not session.game:
-            app.busy()
-        return ModeSettings(app, mode)
+        if mode == DEVICE or app.ready(mode):
+            return ModeSettings(app, mode)
+        return app.later(ModeSettings, mode)
 
 
 def flash_row(storage):
@@ -49,8 +48,8 @@ def widest(module, spec, value):
     """The widest text of a setting's values (spec: its settings spec; value: the one shown):
     its row keeps room for it, so an edit in place (EditValue) never covers the label, nor
     does a new value move the rows below. (A function of its own: ModeSettings.row, called
-    for every row on a redraw, keeps a frame small enough for the C stack, tools/mpy_frames.py,
-    not ~100 bytes of heap a call.)"""
+    for every row on a redraw, keeps a frame small enough for the C stack, not the heap:
+    tools/mpy_frames.py.)"""
     wide = max(len(value), len(str(spec[2])), len(str(spec[3])))
     for key, names in getattr(module, "VALUE_NAMES", ()):
         if key == spec[0]:
