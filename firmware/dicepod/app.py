@@ -65,6 +65,7 @@ class App:
         self.safe = False  # started without the game after a crash loop
         self.doing = None  # (action, args) of the move in hand: a question resumes it (do)
         self.next = None  # (call, args) that later() put off to the next pass
+        self.told = 0  # events the top screen was told of (changed)
         self.dirty = True
         self.tidy = False  # a frame was shown: the next idle pass collects (tick())
         self.scrub_at = 0  # the idle scrub's last journal segment checked (-1: all, this boot)
@@ -167,6 +168,7 @@ class App:
     def changed(self):
         """The session played an event: redraw, and tell the top screen."""
         self.dirty = True
+        self.told += 1
         self.stack[-1].on_event(self)
 
     # -- the loop ----------------------------------------------------------------------------
@@ -309,10 +311,16 @@ class App:
             self.stack.append(result)
         if again is not None and self.stack[-1] is not again[0]:
             again = None
-        self.shown()
         self.dirty = True
-        if again is not None:  # the move itself, never a button against a changed screen
-            self.attempt(again[0], App.do, (again[1],) + tuple(again[2]))
+        if again is None:
+            self.shown()
+            return
+        # The move itself, never a button against a changed screen; the screen it was made on
+        # is told of its event (changed), and only shown as it is when the move played none.
+        told = self.told
+        self.attempt(again[0], App.do, (again[1],) + tuple(again[2]))
+        if self.told == told and self.stack[-1] is again[0]:
+            self.shown()
 
     def shown(self):
         """Tell the top screen it is shown: a value it needs is asked, never raised (a

@@ -58,10 +58,7 @@ class FileStorage:
                 names = ["1"]
             except OSError:
                 pass
-        segs = []  # (a loop: a comprehension is a function of its own in RAM)
-        for n in names:
-            if n.isdigit():
-                segs.append(int(n))
+        segs = [int(n) for n in names if n.isdigit()]
         segs.sort()
         return segs
 

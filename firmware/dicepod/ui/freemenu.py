@@ -1,7 +1,7 @@
 """Free roll's own entries in its game menu (fairness test, auto-roll 10/100/1000, the sums
 or faces view, reset, counts or percentages, class mode, the loaded die) and the fairness
-self-test screen. Pure. A passing module (dicepod.ram):
-loaded while the menu or the test is open, so the rolls screen (dicepod.ui.free) stays small."""
+self-test screen. Pure. A shared screen (dicepod.ram), apart from the rolls screen
+(dicepod.ui.free)."""
 
 from micropython import const
 

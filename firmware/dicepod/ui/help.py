@@ -1,5 +1,5 @@
 """Help: what the buttons do and what the screen's fields mean, one text per mode, from the
-game's menu. Pure; a passing screen (loaded only while it is open). The text is wrapped to the
+game's menu. Pure; a shared screen (dicepod.ram). The text is wrapped to the
 6×8 font's 21 columns and shown a page (six lines) at a time, the title saying which page of
 how many; DOWN and OK turn to the next page, UP to the one before; OK on the last page or BACK
 closes."""

@@ -1,6 +1,6 @@
 """History people can read: from the main menu the past games, newest first ('#3 Battle
 Game'); OK on one opens its page in words (dicepod.ui.historypage: when, how long, players,
-result, its moves). Pure; a passing screen (loaded only while open). The journal is only read:
+result, its moves). Pure; a shared screen (dicepod.ram). The journal is only read:
 the lines of its last _SEGMENTS segments are streamed (the PC keeps everything), split into
 fields without decoding their events, so the list costs a few ints per game."""
 
@@ -26,16 +26,7 @@ def title(mode):
 def scan(journal):
     """Return the games the journal's last segments begin, oldest first, each
     [game id, mode, seg, offset, first ms, last ms, boots at start, boots at end, moves],
-    and how many restarts the lines show (the clock of each line counts from its boot)."""
-    made = None
-    for made in steps(journal):  # noqa: B007  (the last step is the result)
-        pass
-    return made
-
-
-def steps(journal):
-    """Scan the journal's last segments (scan()), yielding None after each segment but the
-    last, and then the result.
+    and how many restarts the lines show (the clock of each line counts from its boot).
 
     Each segment is read in one piece into one buffer (storage.read_into: one allocation for
     the whole scan; a segment larger than the buffer is read in one piece, a heap with no
@@ -56,7 +47,6 @@ def steps(journal):
         buf = bytearray(_SEG_BYTES)
     except MemoryError:
         buf = None
-    left = len(segments)
     for seg in segments:
         size = -1 if buf is None else storage.read_into(seg, buf)
         if buf is not None and size >= 0:
@@ -125,12 +115,7 @@ def steps(journal):
             base += stop
         if last is not None:  # (the next segment's first line may repeat it)
             before = last[last_at:last_seq]
-        left -= 1
-        if left > 0:
-            yield None
-    # (a generator keeps its locals while suspended, and after: the buffer goes now)
-    buf = pieces = data = last = None
-    yield games, boots
+    return games, boots
 
 
 class History(ListScreen):
@@ -140,7 +125,7 @@ class History(ListScreen):
     def __init__(self, app):
         super().__init__("History", [])
         journal = app.session.journal
-        games, boots = scan(journal)  # pyright: ignore (a scan ends with its result)
+        games, boots = scan(journal)
         games.reverse()
         self.values = (games, boots)
         items = []

@@ -1,8 +1,8 @@
 """A game's page in words (from History or a game's menu): when and how long it was played,
 players and result, then its moves, from the game as it stood before each (who played it).
-Pure; a passing screen, imported only when a page opens. The game is folded again through its
-mode's rules while the page is built (from the main menu no other game is in RAM then; from a
-game's menu its mode is loaded already)."""
+Pure; a shared screen (dicepod.ram). The game is folded again through its mode's rules while
+the page is built (from the main menu no other game is in RAM then; from a game's menu its mode
+is loaded already)."""
 
 from micropython import const
 

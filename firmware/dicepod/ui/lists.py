@@ -1,6 +1,5 @@
 """Lists and a question: the list screen every menu and picker is made of, a picker, and a yes/no
-question. Pure. Loaded for good (every mode's screens use them); the menus, dicepod.ui.menu (the
-main menu) and dicepod.ui.gamemenu (a game's menu), are loaded only while they are open.
+question. Pure. A shared screen (dicepod.ram): every mode's screens use them.
 """
 
 from dicepod.ui import draw

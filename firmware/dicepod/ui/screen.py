@@ -47,7 +47,7 @@ class Reset:
 class NewGame:
     """Transition: pop back to the main menu, then start a new game of mode. A Confirm's
     answer too (calling it returns itself): the question and its screens are gone before the
-    mode's code is loaded, and nothing of a passing screen's module stays in RAM meanwhile."""
+    mode's code is loaded."""
 
     def __init__(self, mode):
         self.mode = mode

@@ -6,6 +6,7 @@ from dicepod.rules import tyranid as rules
 from dicepod.ui import draw, drawn
 from dicepod.ui.coop import ActionScreen, Status
 from dicepod.ui.lists import Pick
+from dicepod.ui.team import Team
 
 
 class TyranidScreen(ActionScreen):
@@ -187,11 +188,9 @@ def _board(game):
 
 
 def _start(level, campaign):
-    """Start a level (or a campaign): choose the team first (a passing screen of its own)."""
+    """Start a level (or a campaign): choose the team first (a screen of its own)."""
 
-    def team(app):  # a passing screen of its own (dicepod.ui.team)
-        from dicepod.ui.team import Team
-
+    def team(app):
         return Team(level, campaign)
 
     return team
