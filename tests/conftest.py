@@ -48,18 +48,26 @@ def pytest_pyfunc_call(pyfuncitem):
         raise pytest.skip.Exception(str(exc), _use_item_location=True) from None
 
 
-# Tests that run on a pytest-xdist worker of their own (./dev test: -n 2 --dist loadgroup):
-# minutes of one core each (the emulated Pico's heap gate). Every other test runs on the other
-# worker, in the order and the one process it always had, so nothing runs beside anything it
-# did not run beside before: the machine's second core takes the long run off the suite's
-# critical path. (pytest-xdist's own xdist_group mark does not group under pytest 9: the
-# scheduler below groups by these node ids instead.)
-OWN_WORKER = (
-    "tests/test_pico_sessions.py::test_every_mode_in_one_session_on_the_stock_firmware",
+# The longest tests, longest first (./dev test: -n 2 --dist loadgroup). They start first, each
+# on whichever worker is free, and the other worker meanwhile takes the rest module by module
+# (a module's fixtures are built once), so the two workers end about together.
+LONGEST_FIRST = (
     "tests/test_pico_sessions.py::test_every_mode_in_one_session_with_the_code_in_romfs",
     "tests/test_pico_journal.py::test_power_cuts_while_a_full_flash_rotates_and_prunes",
+    "tests/test_pico_sessions.py::test_every_mode_in_one_session_on_the_stock_firmware",
     "tests/test_pico_journal.py::test_a_full_flash_keeps_playing_for_1000_more_events",
+    "tests/test_fuzz_cli.py::test_every_verb_fuzzed_no_traceback_no_run_past_its_bound",
+    "tests/test_micropython.py::test_heap_is_the_same_wherever_the_checkout_lives",
+    "tests/test_pico_sessions.py::test_a_power_cut_mid_game_resumes_what_reached_the_flash",
+    "tests/test_deploy.py::test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app[stock]",
+    "tests/test_deploy.py::test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app[dicepod]",
 )
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getvalue("dist") == "loadgroup":
+        rank = {nodeid: i for i, nodeid in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(item.nodeid, len(rank)))  # stable: the rest in order
 
 
 # optionalhook: without pytest-xdist (a venv made before it was a dependency, or a bare pytest)
@@ -70,11 +78,18 @@ def pytest_xdist_make_scheduler(config, log):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class OwnWorkerScheduling(LoadScopeScheduling):
-        def _split_scope(self, nodeid):
-            return nodeid if nodeid in OWN_WORKER else "suite"
+    class LongestFirstScheduling(LoadScopeScheduling):
+        """A long test is a unit of its own; the rest go a module at a time, in collection
+        order (not xdist's largest-module-first)."""
 
-    return OwnWorkerScheduling(config, log)
+        def __init__(self, config, log):
+            config.option.loadscopereorder = False
+            super().__init__(config, log)
+
+        def _split_scope(self, nodeid):
+            return nodeid if nodeid in LONGEST_FIRST else nodeid.split("::", 1)[0]
+
+    return LongestFirstScheduling(config, log)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -174,16 +174,17 @@ def test_host_public_functions_are_annotated():
     assert missing == []
 
 
-def test_own_worker_names_tests_that_exist():
-    """tests/conftest.py's OWN_WORKER names tests by node id: a renamed test would silently
-    fall back to the main worker (and back onto the suite's critical path)."""
+def test_longest_first_names_tests_that_exist():
+    """tests/conftest.py's LONGEST_FIRST names tests by node id: a renamed test would silently
+    start last (and lengthen the suite)."""
     import ast
 
-    from conftest import OWN_WORKER
+    from conftest import LONGEST_FIRST
 
-    assert OWN_WORKER
-    for nodeid in OWN_WORKER:
+    assert LONGEST_FIRST
+    for nodeid in LONGEST_FIRST:
         path, name = nodeid.split("::")
+        name = name.split("[", 1)[0]
         tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
         names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert name in names, nodeid

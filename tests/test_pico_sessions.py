@@ -94,7 +94,7 @@ def _every_mode_within(firmware):
     return lowest, (pools, names, text, total)
 
 
-# (tests/conftest.py's OWN_WORKER: minutes of one core, beside the rest of the suite)
+# (tests/conftest.py's LONGEST_FIRST: minutes of one core, started first)
 @pytest.mark.timeout(1500)
 def test_every_mode_in_one_session_on_the_stock_firmware():
     """The stock firmware's gate (the code loaded into the heap): its whole heap."""
