@@ -52,6 +52,8 @@ BOUNDS = {"deploy": 45.0}
 MUST = ("nan", "inf", "-1", "99999", "9" * 5000, "")
 # The verbs that run until Ctrl-C by design (a server, the logger, a lingering emulator).
 UNTIL_STOPPED = {"sim", "dash", "log", "emulate"}
+# Verbs whose every run takes seconds (each builds the firmware): the MUST values and a sample.
+SLOW = {"deploy", "firmware"}
 NUMBERS = ["nan", "inf", "-inf", "-1", "0", "1", "65536", "99999", str(2**63), "1e300",
            "9" * 5000, "0x10", "", " ", "1.5", "-0"]  # fmt: skip
 WORDS = ["", "x" * 100000, "../../etc/passwd", "a b", "\u00e9\u00e8", "--", "-", "%s%n"]
@@ -240,7 +242,7 @@ def cases(files, seed=1, mixed=150):
                 out.append(words + base + required + [flag])
                 continue
             values = _option_values(a, files, rng)
-            if words[0] in UNTIL_STOPPED or words[0] == "deploy":
+            if words[0] in UNTIL_STOPPED or words[0] in SLOW:
                 values = [v for v in values if v in MUST] + rng.sample(values, min(6, len(values)))
             for value in values:
                 rest = [x for i, x in enumerate(required) if not (
