@@ -109,10 +109,12 @@ class App:
             return self.open_game()
         return self.later(App.open_game)
 
-    def open_game(self):
-        """game_screen()'s work: the game folded again if release_game dropped it, then its
-        screen."""
+    def open_game(self, mode=None):
+        """game_screen()'s work, and new_game()'s (mode: a new game of it first): the game
+        folded again if release_game dropped it, then its screen."""
         session = self.session
+        if mode is not None:
+            session.new_game(mode)
         session.ensure_game()
         module = __import__("dicepod.ui." + str(session.mode), None, None, ("open",))
         return module.open(self)
@@ -123,13 +125,8 @@ class App:
         if mode != self.session.mode:
             del self.stack[1:]  # the old game's screens go before its modules are dropped
         if ram.loaded(mode):
-            return self.start_game(mode)
-        return self.later(App.start_game, mode)
-
-    def start_game(self, mode):
-        """new_game()'s work."""
-        self.session.new_game(mode)
-        return self.open_game()
+            return self.open_game(mode)
+        return self.later(App.open_game, mode)
 
     def ready(self, mode):
         """True when mode's code is in RAM and, for the current game's mode, its game folded:

@@ -4,13 +4,14 @@ dicepod's MicroPython (hardware/micropython) runs the package in place from flas
 partition), where a module's code takes next to no heap: there every screen and every mode's
 rules are imported once at start-up (load_all) and stay, so that no press imports code. On the
 stock firmware (`dicepod deploy` puts the package on the file system) an import loads the code
-into the heap, so a game's mode keeps its code alone there: the shared screens are imported at
-start and stay, and loading a mode drops the code of the mode loaded before.
+into the heap, so a game's mode keeps its code alone there: the shared screens stay once
+imported (those a press opens without reading the flash otherwise, at start), and loading a
+mode drops the code of the mode loaded before.
 
 - RESIDENT: True where the package runs from flash (every module stays).
 - start(): drop any mode's code, before the game in progress loads its own (unless RESIDENT).
-- load_all(): import the shared screens, and every mode's code where RESIDENT, once the
-  first frame is out.
+- load_all(): import the screens a press opens at once (every module where RESIDENT), once
+  the first frame is out.
 - load(mode): import mode's rules and screens (another mode's code dropped first, unless
   RESIDENT); return the rules module.
 - loaded(mode): True when mode's rules and screens are imported (no code to load).
@@ -55,6 +56,10 @@ _SHARED = (
     "dicepod.device",
 )
 
+# The shared screens a press opens at once (a game's menu, Settings, a question): imported at
+# start on every firmware, so that no such press imports code.
+_START = ("dicepod.ui.gamemenu", "dicepod.ui.settings")
+
 # The mode whose code is loaded (None: none).
 _mode = None
 
@@ -65,8 +70,9 @@ def start():
 
 
 def load_all():
-    """Import the shared screens, and every mode's code too where RESIDENT."""
-    for name in _SHARED:
+    """Import the screens a press opens at once, and where RESIDENT every screen and every
+    mode's code."""
+    for name in _SHARED if RESIDENT else _START:
         __import__(name)
     if RESIDENT:
         for mode, _title in modes.MODES:

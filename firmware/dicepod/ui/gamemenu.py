@@ -37,14 +37,20 @@ class GameMenu(ListScreen):
                 "New game?", "End this game and start a new one?", NewGame(app.session.mode)
             )
         if label == "History":
-            from dicepod.ui.historypage import current
-
-            return app.later(current)  # the game's turns are read from the journal
+            return app.later(page)  # the game's turns are read from the journal
         if label == "Settings":
             from dicepod.ui.settings import ModeSettings
 
             return ModeSettings(app, app.session.mode)
         return Reset()
+
+
+def page(app, *game):
+    """A game's page (dicepod.ui.historypage.current; its code imported here, in the pass after
+    the press: app.later)."""
+    from dicepod.ui.historypage import current
+
+    return current(app, *game)
 
 
 def quick(app, what):

@@ -141,10 +141,10 @@ class History(ListScreen):
         self.items = items or ["(no game yet)"]
 
     def choose(self, app, index):
-        """A game's page (dicepod.ui.historypage, imported only now)."""
+        """A game's page (dicepod.ui.gamemenu.page), in the next pass: it reads the journal."""
         games, boots = self.values
         if not games:
             return None
-        from dicepod.ui.historypage import current
+        from dicepod.ui.gamemenu import page
 
-        return app.later(current, games[index], boots)  # it reads the journal
+        return app.later(page, games[index], boots)

@@ -59,9 +59,14 @@ class MainMenu(ListScreen):
                 NewGame(mode),
             )
         if self.items[index] == _HISTORY:
-            from dicepod.ui.history import History
-
-            return app.later(History)  # it reads the journal
+            return app.later(_history)  # it reads the journal
         from dicepod.ui.settings import SettingsMenu
 
         return SettingsMenu(app)
+
+
+def _history(app):
+    """History (its code imported here, in the pass after the press: app.later)."""
+    from dicepod.ui.history import History
+
+    return History(app)
