@@ -113,6 +113,8 @@ def test_heap_is_the_same_wherever_the_checkout_lives():
                 )
             (checkout / "build").symlink_to(ROOT / "build")  # the compiled firmware, cached
             for module in modules:
+                if module == "test_journal" and length not in (14, 80):
+                    continue  # the slow module at the shortest and a long path only
                 assert _heap_after(checkout, module) == expected[module], (length, module)
     finally:
         shutil.rmtree(base)
