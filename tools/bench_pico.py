@@ -56,7 +56,7 @@ from dicepod_host.pico import find_rp2  # noqa: E402
 
 FIRMWARE = "stock"  # --firmware
 TIMING = None  # --timing (None: the emulator's default)
-ROMFS_HEAP = 64 * 1024  # the romfs part's heap (issue #11's goal)
+ROMFS_HEAP = 64 * 1024  # the romfs part's heap: the goal is that every mode runs in it
 
 
 def Pico(*args, **kwargs):  # noqa: N802 (the class, on the firmware --firmware chose)
@@ -295,28 +295,47 @@ def _events(journal):
     return [line.split(b" ")[4] for line in journal.splitlines()]
 
 
+def _bands():
+    """The bottom page (rows 56..63) of a frame under the busy band (app.busy), each text."""
+    import framebuf
+
+    out = []
+    for text in ("Loading...", "Undoing..."):
+        buf = bytearray(1024)
+        canvas = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)
+        canvas.fill_rect(0, 55, 128, 9, 1)
+        canvas.text(text, (128 - len(text) * 8) // 2, 56, 0)
+        out.append(bytes(buf[896:]))
+    return out
+
+
 def bench_lockstep(rec, modes, listing=False):
     """The scripted sessions tick for tick (tests/pico_lockstep.py), so every tree plays the
     same presses on the same screens: per press, the emulated time from the start of the loop
     pass that answers it (the first tick whose frame differs on CPython) to the last I2C byte
     of that pass; the heap allocations of that pass (every call of the firmware's gc_alloc
     and the bytes it asked for, counted by the emulator: Pico.allocs); and gc.mem_free()
-    after every tick."""
+    after every tick. A press answered by the busy band (its work, reading the flash, is done
+    in the next pass): from the start of the pass that answers it to the last I2C byte of the
+    next pass too (done)."""
+    bands = _bands()
     print(
         "per press, in lockstep (the same presses every run): the loop pass that answers it,"
         " from its start to the last I2C byte of its frame (emulated ms; goal: median <= 20,"
-        " p99 <= 50, max <= 100); 1st: to the end of the first burst of display bytes (a"
-        " Loading... band before slow work); bus: the median of the time the display's I2C"
+        " p99 <= 50, max <= 100); 1st: to the end of the first burst of display bytes; band:"
+        " the presses answered by the Loading... band (their work, reading the flash, in the"
+        " next pass) and done: the most of those to the last I2C byte of that next pass;"
+        " bus: the median of the time the display's I2C"
         " writes of a press take (400 kHz: ~22.5 us a byte, a whole new screen ~21 ms), rest:"
         " the median of a press's time less its bus time (the code's part); alloc: the heap"
         " allocations of that pass, bytes and calls (its journal lines, written after the"
         " frame, included)"
     )
     print(
-        "  %-8s %6s %7s %7s %7s %7s %7s %7s %6s %6s  %-34s %9s %8s %13s %10s"
+        "  %-8s %6s %7s %7s %7s %7s %7s %7s %6s %6s  %-34s %9s %8s %13s %10s %5s %7s"
         % ("mode", "presses", "median", "p95", "p99", "max", "1st p99", "1st max", "bus",
            "rest", "max at (pressed on -> shows)", "I2C B/press", "min free",
-           "alloc B/press", "calls/press")
+           "alloc B/press", "calls/press", "band", "done")
     )  # fmt: skip
     with Pico(files=ps.lockstep_files(measure=True), usb="events") as pico:
         player = ps.Player(pico)
@@ -343,7 +362,7 @@ def bench_lockstep(rec, modes, listing=False):
             same = same and pico.frame() == rec.frames[end]
             writes = [e for e in pico.events("i2c", since_ns=starts[0]) if e["addr"] == 0x3C]
             lat, firsts, nbytes, no_frame, worst, rows = [], [], [], 0, (0.0, ""), []
-            alloc_bytes, alloc_calls, bus = [], [], []
+            alloc_bytes, alloc_calls, bus, done = [], [], [], []
             for _tick, _mask, k, shows in answers_of(rec, first, end):
                 if k is None:
                     no_frame += 1
@@ -363,11 +382,15 @@ def bench_lockstep(rec, modes, listing=False):
                 alloc_bytes.append(allocs[k - first][1])
                 if ms > worst[0]:
                     worst = (ms, shows)
+                if rec.frames[k + 1][896:] in bands and k + 1 < end:
+                    t2 = starts[k - first + 2]
+                    after = [e for e in writes if t1 <= e["t0"] < t2 and e["data"][:1] == b"\x40"]
+                    done.append(((after[-1]["t1"] if after else t1) - t0) / 1e6)
                 if listing:
                     rows.append((ms, firsts[-1], bus[-1], nbytes[-1], alloc_bytes[-1], shows))
             print(
                 "  %-8s %6d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %6.1f %6.1f  %-34s %9.0f %8d %13.0f"
-                " %10.0f%s"
+                " %10.0f %5d %7.1f%s"
                 % (
                     mode,
                     len(lat),
@@ -384,6 +407,8 @@ def bench_lockstep(rec, modes, listing=False):
                     lowest or 0,
                     statistics.mean(alloc_bytes) if alloc_bytes else 0,
                     statistics.mean(alloc_calls) if alloc_calls else 0,
+                    len(done),
+                    max(done, default=0),
                     "  (%d presses without a redraw)" % no_frame if no_frame else "",
                 ),
                 flush=True,
@@ -441,7 +466,7 @@ def runs_in(rec, modes, heap, lowest=None, firmware=None):
 
 def bench_romfs(options):
     """Every mode in one session on ROMFS_HEAP bytes on dicepod's MicroPython."""
-    rec = ps.record(ps.EVERY_MODE, **options)
+    rec = ps.record(ps.EVERY_MODE, resident=True, **options)
     lowest = {}
     ran = runs_in(rec, ps.EVERY_MODE, ROMFS_HEAP, lowest, firmware="dicepod")
     print(
@@ -458,7 +483,7 @@ def bench_smallest(start, groups, step=1024):
         " steps:" % step
     )
     for label, sessions, options in groups:
-        rec = ps.record(sessions, **options)
+        rec = ps.record(sessions, resident=FIRMWARE == "dicepod", **options)
         lo, hi = 16 * 1024, start  # a heap that fails / that runs
         if not runs_in(rec, sessions, hi):
             print("  %-10s does not run even with the whole heap" % label)
@@ -523,8 +548,7 @@ def _in_import_order(names, done):
     return order
 
 
-# Any heap under the app's roomy line (dicepod.app's _GC_ROOMY, 128 KB) boots as the heap gate's
-# does: nothing is loaded ahead (dicepod.ram_ahead), so the modules loaded are the boot's own.
+# The heap the ram part boots in, to list the modules a boot imports.
 SMALL_HEAP = 120 * 1024
 
 
@@ -533,8 +557,6 @@ def bench_ram(modes):
     then each mode's (its rules and screens and their imports), on the full heap of a Pico
     whose main.py does nothing; of which the names it interned (never freed: the pools double,
     so one import pays for a new pool)."""
-    import importlib
-
     from dicepod.rules.modes import rules_name
 
     with Pico(files=ps.lockstep_files(heap=SMALL_HEAP), usb="events") as pico:
@@ -545,10 +567,8 @@ def bench_ram(modes):
     for mode in modes:
         if mode == "extras":  # the settings and history screens
             names = ["dicepod.ui.settings", "dicepod.ui.history", "dicepod.ui.historypage"]
-        else:  # a mode's rules, its screens and the passing module they load after them
+        else:  # a mode's rules and its screens
             names = [rules_name(mode), "dicepod.ui." + mode]
-            ahead = getattr(importlib.import_module("dicepod.ui." + mode), "AHEAD", None)
-            names += [ahead] if ahead else []
         groups.append((mode, _in_import_order(names, done)))
     print("ram: heap taken by each module's import (bytes, after a collection; names: of those, "
           "the interned names' pools and text, never freed), the boot's modules then each "
@@ -634,7 +654,7 @@ def main(argv):
         "emulated Pico: MicroPython v1.28.0 RPI_PICO (%s), rp2040js 1.4.1, 125 MHz"
         % ("dicepod's build: the package in ROMFS" if FIRMWARE == "dicepod" else "stock")
     )
-    rec = ps.record(modes, **options)
+    rec = ps.record(modes, resident=FIRMWARE == "dicepod", **options)
     if "boot" not in skip:
         bench_boot()
     if "idle" not in skip:
