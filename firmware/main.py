@@ -3,15 +3,18 @@
 # board_options.py: its flash directory and the virtual clock that ends a run after
 # DICEPOD_FAKE_TICKS loop passes, default 300, 0 = forever).
 #
-# While the app runs, Ctrl-C is off (micropython.kbd_intr(-1)): no byte on the USB line (0x03,
-# the raw REPL's 0x01..0x04, garbage) stops the game or reaches the REPL. `dicepod deploy` asks
-# the app to hand over with the protocol's `repl` command; the app stops once the journal is
-# written, and the REPL has the line again. Safe boot: BACK held at power-up starts the REPL
-# without the app. board.py is needed only to build the board: it is dropped then.
+# From main.py's first line and while the app runs, Ctrl-C is off (micropython.kbd_intr(-1)):
+# no byte on the USB line (0x03, the raw REPL's 0x01..0x04, garbage) stops the game or reaches
+# the REPL. `dicepod deploy` asks the app to hand over with the protocol's `repl` command; the
+# app stops once the journal is written, and the REPL has the line again. Safe boot: BACK held
+# at power-up starts the REPL without the app. board.py is needed only to build the board: it
+# is dropped then.
 
 import micropython
 
-from dicepod import app, board, ram
+micropython.kbd_intr(-1)  # first: a Ctrl-C that arrives while the app's code loads stops nothing
+
+from dicepod import app, board, ram  # noqa: E402
 
 try:
     options = __import__("board_options").OPTIONS
@@ -19,9 +22,9 @@ except ImportError:
     options = {}
 
 if board.back_held():
+    micropython.kbd_intr(3)
     print("dicepod: BACK held at power-up: safe boot, the REPL without the app")
 else:
-    micropython.kbd_intr(-1)
     try:
         parts = board.make(**options)
         board = None
