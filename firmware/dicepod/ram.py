@@ -56,9 +56,9 @@ _SHARED = (
     "dicepod.device",
 )
 
-# The shared screens a press opens at once (a game's menu, Settings, a question): imported at
-# start on every firmware, so that no such press imports code.
-_START = ("dicepod.ui.gamemenu", "dicepod.ui.settings")
+# The shared screens a press opens at once (a game's menu, Free roll's, Settings, a question):
+# imported at start on every firmware, so that no such press imports code.
+_START = ("dicepod.ui.gamemenu", "dicepod.ui.freemenu", "dicepod.ui.settings")
 
 # The mode whose code is loaded (None: none).
 _mode = None
