@@ -17,7 +17,10 @@ MODULES = sorted(p.stem for p in PORTABLE.glob("test_*.py"))
 # The app's sessions run with every screen's code resident, as on dicepod's build; the 64-bit
 # unix port's objects are up to twice a Pico's, so they get a heap to match (the heap gates
 # themselves are tests/test_app_heap.py and the emulated Pico's tests/test_pico_sessions.py).
-APP_HEAP = "256k"
+APP_HEAP = "288k"
+# The modules that play the whole App (its sessions, the rules' conformance through its
+# buttons, generated boots), beside the pure modules that get a Pico's heap.
+APP_MODULES = ("test_app_", "test_conform_", "test_boot_")
 
 
 def _cpython(module):
@@ -36,7 +39,7 @@ def _cpython(module):
 def test_portable_module_matches_cpython(module, record_property):
     mp = run_micropython(
         [str(ROOT / "tests" / "mp_runner.py"), module],
-        heap=APP_HEAP if module.startswith("test_app_") else PICO_HEAP,
+        heap=APP_HEAP if module.startswith(APP_MODULES) else PICO_HEAP,
         compiled=True,
     )
     mp_status, mp_results = parse_runner_output(mp.stdout)
