@@ -5,7 +5,6 @@ self-test screen. Pure. A shared screen (dicepod.ram), apart from the rolls scre
 
 from micropython import const
 
-from dicepod.rules import free
 from dicepod.ui import draw
 from dicepod.ui.screen import BACK, OK, POP, Screen, wrap
 
@@ -73,6 +72,11 @@ class SelfTest(Screen):
 
     def __init__(self, app):
         super().__init__()
+        # Imported here, not at the top: this menu stays while a mode's code is dropped, and
+        # the self-test runs only in Free roll, with that mode's rules loaded.
+        from dicepod.rules import free
+
+        self.free = free
         self.target = app.session.game.settings.get("free.test_rolls")
         self.loaded = app.session.game.settings.get("free.loaded")  # the dice Free roll rolls
         self.counts = [0] * 7
@@ -97,6 +101,7 @@ class SelfTest(Screen):
             return None
         batch = min(_PER_TICK, self.target - self.done)
         loaded = self.loaded
+        free = self.free
         for _ in range(batch):
             self.counts[free.die(app.randbelow, loaded)] += 1
         self.done += batch
