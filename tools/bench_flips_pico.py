@@ -186,8 +186,26 @@ def _title_page(title):
 # -- one trial -----------------------------------------------------------------------------
 
 
-def trial(rng, base, jid, events, region, folder, firmware="stock", spans=None):
-    """One flip in region of a copy of base; return the trial's outcome (a dict)."""
+def superblock_magic(image):
+    """The flash offset of the "littlefs" magic in the root directory's active block (the
+    first commit of the pair's block of the higher revision)."""
+    import struct
+
+    from dicepod_host import pico as pico_module
+
+    base, size = pico_module.FS_OFFSET, pico_module.FS_BLOCK
+    revs = []
+    for block in (0, 1):
+        (rev,) = struct.unpack_from("<I", image, base + block * size)
+        if rev != 0xFFFFFFFF:
+            revs.append((rev, block))
+    block = max(revs)[1]
+    return image.index(b"littlefs", base + block * size, base + (block + 1) * size)
+
+
+def trial(rng, base, jid, events, region, folder, firmware="stock", spans=None, at=None):
+    """One flip in region of a copy of base (at: the flash offset of the byte to flip, else a
+    random one of the region); return the trial's outcome (a dict)."""
     from pico_support import start_logger, stop_logger
 
     from dicepod_host import pico as pico_module
@@ -197,8 +215,8 @@ def trial(rng, base, jid, events, region, folder, firmware="stock", spans=None):
     image = Path(folder) / "trial.img"
     shutil.copyfile(base, image)
     data = bytearray(image.read_bytes())
-    spans = spans or regions(bytes(data))[region]
-    at = pick(rng, spans)
+    if at is None:
+        at = pick(rng, spans or regions(bytes(data))[region])
     bit = rng.randrange(8)
     data[at] ^= 1 << bit
     image.write_bytes(bytes(data))
@@ -234,6 +252,7 @@ def trial(rng, base, jid, events, region, folder, firmware="stock", spans=None):
     try:
         files = pico_module.read_littlefs(image.read_bytes())
         out["wiped"] = not journal_lines(files, jid)
+        out["settings_kept"] = files.get("settings.json") == SETTINGS
     except Exception:  # the host's LittleFS cannot mount it either
         out["readable"] = False
     got, marked = set(), set()
