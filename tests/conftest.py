@@ -65,9 +65,10 @@ LONGEST_FIRST = (
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getvalue("dist") == "loadgroup":
-        rank = {nodeid: i for i, nodeid in enumerate(LONGEST_FIRST)}
-        items.sort(key=lambda item: rank.get(item.nodeid, len(rank)))  # stable: the rest in order
+    # Always (an xdist worker collects with its own options): the scheduler takes the order of
+    # the workers' collections.
+    rank = {nodeid: i for i, nodeid in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid, len(rank)))  # stable: the rest in order
 
 
 # optionalhook: without pytest-xdist (a venv made before it was a dependency, or a bare pytest)
