@@ -279,34 +279,45 @@ def trial(rng, base, jid, events, region, folder, firmware="stock", spans=None, 
 
 
 def _stored(db, jid):
+    """(rows the PC holds for journal jid: events and breaks, breaks no stored lost event of
+    the device's chain names yet), or (-1, 0) before the database is there."""
     import sqlite3
 
     try:
         con = sqlite3.connect("file:%s?mode=ro" % db, uri=True, timeout=1)
     except sqlite3.OperationalError:
-        return -1
+        return -1, 0
     try:
-        return con.execute(
-            "SELECT (SELECT COUNT(*) FROM events WHERE journal=?) + (SELECT COUNT(*) FROM breaks)",
-            (jid,),
-        ).fetchone()[0]
+        events = con.execute("SELECT COUNT(*) FROM events WHERE journal=?", (jid,)).fetchone()
+        breaks = con.execute("SELECT first, last FROM breaks WHERE journal=?", (jid,)).fetchall()
+        marks = con.execute(
+            "SELECT data FROM events WHERE journal=? AND kind='lost'", (jid,)
+        ).fetchall()
     except sqlite3.OperationalError:
-        return -1
+        return -1, 0
     finally:
         con.close()
+    named = {tuple(json.loads(x[0])) for x in marks}
+    return events[0] + len(breaks), sum(1 for b in breaks if tuple(b) not in named)
 
 
-def _pump_until_stable(pico, db, jid, events, wall=90):
+def _pump_until_stable(pico, db, jid, events, wall=120):
     """Run the Pico while `dicepod log` back-fills: until its database has not grown for 1 s
-    of emulated time once it holds as many rows as the journal had events (6 s short of that,
-    20 s with nothing), or wall seconds passed."""
+    of emulated time once it holds as many rows as the journal had events and the device's
+    lost event names each break it sent (the idle scrub marks an older segment's damage after
+    5 s without a press: up to 30 s allowed for that), 6 s short of that, 20 s with nothing;
+    or wall seconds passed."""
     end = time.monotonic() + wall
-    last, still = -2, 0
+    last, still, waited = -2, 0, 0
     while time.monotonic() < end:
         pico.run_ms(250)
-        now = _stored(db, jid)
+        now, unnamed = _stored(db, jid)
         still = still + 1 if now == last else 0
         last = now
+        if now >= events and unnamed:
+            waited += 1
+            if waited < 120:
+                continue
         if still >= (4 if now >= events else 24 if now > 0 else 80):
             return
 
