@@ -301,16 +301,16 @@ def _stored(db, jid):
     return events[0] + len(breaks), sum(1 for b in breaks if tuple(b) not in named)
 
 
-def _pump_until_stable(pico, db, jid, events, wall=120):
-    """Run the Pico while `dicepod log` back-fills: until its database has not grown for 1 s
-    of emulated time once it holds as many rows as the journal had events and the device's
-    lost event names each break it sent (the idle scrub marks an older segment's damage after
-    5 s without a press: up to 30 s allowed for that), 6 s short of that, 20 s with nothing;
-    or wall seconds passed."""
-    end = time.monotonic() + wall
+def _pump_until_stable(pico, db, jid, events, wall=180):
+    """Run the Pico, no faster than the wall clock (a slow PC must not make its USB output
+    overflow), while `dicepod log` back-fills: until its database has not grown for 1 s once
+    it holds as many rows as the journal had events and the device's lost event names each
+    break it sent (the idle scrub marks an older segment's damage after 5 s without a press:
+    up to 30 s allowed for that); 6 s short of that; 30 s with nothing; or wall seconds."""
+    start = time.monotonic()
     last, still, waited = -2, 0, 0
-    while time.monotonic() < end:
-        pico.run_ms(250)
+    while time.monotonic() < start + wall:
+        pico.run_ms(250, realtime=True)
         now, unnamed = _stored(db, jid)
         still = still + 1 if now == last else 0
         last = now
@@ -318,7 +318,9 @@ def _pump_until_stable(pico, db, jid, events, wall=120):
             waited += 1
             if waited < 120:
                 continue
-        if still >= (4 if now >= events else 24 if now > 0 else 80):
+        if now >= events and still >= 4 or now > 0 and still >= 24:
+            return
+        if now <= 0 and time.monotonic() > start + 30:
             return
 
 
@@ -340,8 +342,9 @@ def row(firmware, region, results):
     )  # fmt: skip
 
 
-def run(trials, firmwares, seed=4848, log=print):
-    """trials flips per region on each firmware; return the table's lines."""
+def run(trials, firmwares, seed=4848, log=print, table=None):
+    """trials flips per region on each firmware; return the table's lines (table(lines): called
+    with them after each firmware too)."""
     lines = [HEAD, "|" + "---|" * 11]
     with tempfile.TemporaryDirectory(prefix="dicepod-flips-") as folder:
         for firmware in firmwares:
@@ -358,6 +361,8 @@ def run(trials, firmwares, seed=4848, log=print):
                     what = json.dumps(result)
                     log("%s %s %d: %s (%.0f s)" % (firmware, region, i + 1, what, took))
                 lines.append(row(firmware, region, results))
+            if table is not None:
+                table(lines)
     return lines
 
 
@@ -368,18 +373,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=4848)
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args()
-    firmwares = ("stock", "dicepod") if args.firmware == "both" else (args.firmware,)
+    firmwares = ("dicepod", "stock") if args.firmware == "both" else (args.firmware,)
     from measurements import record
 
-    with contextlib.suppress(KeyboardInterrupt):
-        lines = run(args.trials, firmwares, args.seed)
-        print("\n".join(lines))
+    def table(lines):
+        print("\n".join(lines), flush=True)
         if not args.no_record:
             record(
                 "bench_flips_pico", lines,
                 note="one bit flipped a trial on the emulated Pico; a journal of %d events "
                 "(three segments), seed %d" % (EVENTS, args.seed),
             )  # fmt: skip
+
+    with contextlib.suppress(KeyboardInterrupt):
+        run(args.trials, firmwares, args.seed, table=table)
 
 
 if __name__ == "__main__":
