@@ -279,8 +279,9 @@ def trial(rng, base, jid, events, region, folder, firmware="stock", spans=None, 
 
 
 def _stored(db, jid):
-    """(rows the PC holds for journal jid: events and breaks, breaks no stored lost event of
-    the device's chain names yet), or (-1, 0) before the database is there."""
+    """(rows the PC holds for journal jid: events and breaks, what it still waits for: breaks
+    no stored lost event of the device's chain names yet, and 1 when the device reported a
+    seq above its last event), or (-1, 0) before the database is there."""
     import sqlite3
 
     try:
@@ -293,12 +294,25 @@ def _stored(db, jid):
         marks = con.execute(
             "SELECT data FROM events WHERE journal=? AND kind='lost'", (jid,)
         ).fetchall()
+        top = con.execute("SELECT MAX(seq) FROM events WHERE journal=?", (jid,)).fetchone()
+        head = con.execute("SELECT MAX(seq) FROM heads WHERE journal=?", (jid,)).fetchone()
     except sqlite3.OperationalError:
         return -1, 0
     finally:
         con.close()
     named = {tuple(json.loads(x[0])) for x in marks}
-    return events[0] + len(breaks), sum(1 for b in breaks if tuple(b) not in named)
+    behind = (head[0] or 0) > (top[0] or 0)  # the device reported events not stored yet
+    return events[0] + len(breaks), sum(1 for b in breaks if tuple(b) not in named) + behind
+
+
+def _drained(pico, wall=5.0):
+    """Wait (up to wall seconds) until `dicepod log` has read what the Pico sent: the emulator
+    drops the output its pty does not take at once, which a loaded PC's slow reader is not."""
+    import select
+
+    end = time.monotonic() + wall
+    while time.monotonic() < end and select.select([pico._slave], [], [], 0)[0]:
+        time.sleep(0.01)
 
 
 def _pump_until_stable(pico, db, jid, events, wall=180):
@@ -306,11 +320,13 @@ def _pump_until_stable(pico, db, jid, events, wall=180):
     overflow), while `dicepod log` back-fills: until its database has not grown for 1 s once
     it holds as many rows as the journal had events and the device's lost event names each
     break it sent (the idle scrub marks an older segment's damage after 5 s without a press:
-    up to 30 s allowed for that); 6 s short of that; 30 s with nothing; or wall seconds."""
+    up to 30 s allowed for that); 6 s short of that; 15 s with nothing; or wall seconds."""
     start = time.monotonic()
     last, still, waited = -2, 0, 0
     while time.monotonic() < start + wall:
-        pico.run_ms(250, realtime=True)
+        for _ in range(5):
+            _drained(pico)
+            pico.run_ms(50, realtime=True)
         now, unnamed = _stored(db, jid)
         still = still + 1 if now == last else 0
         last = now
@@ -320,7 +336,7 @@ def _pump_until_stable(pico, db, jid, events, wall=180):
                 continue
         if now >= events and still >= 4 or now > 0 and still >= 24:
             return
-        if now <= 0 and time.monotonic() > start + 30:
+        if now <= 0 and time.monotonic() > start + 15:
             return
 
 
