@@ -37,6 +37,11 @@ def pytest_runtest_setup(item):
     gc.freeze()
 
 
+def pytest_runtest_teardown(item):
+    """Unfreeze after the test: what its fixtures held can be collected before the next."""
+    gc.unfreeze()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem):
     """A portable test that calls checks.skip (it cannot run on this interpreter) is reported
