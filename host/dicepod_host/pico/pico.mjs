@@ -1089,13 +1089,7 @@ function main() {
       writing = true;
       fs.write(fd, chunk, (err, n) => {
         writing = false;
-        if (err && err.code === 'EAGAIN') {
-          // the pty's buffer is full: keep the bytes (the 64 KB cap above drops the rest)
-          outQueue.unshift(chunk);
-          setTimeout(pumpOut, 5);
-          return;
-        }
-        const done = err ? chunk.length : n; // an error (a closed pty) drops the chunk
+        const done = err ? chunk.length : n; // an error (EAGAIN, a closed pty) drops the chunk
         pendingOut -= done;
         if (done < chunk.length) outQueue.unshift(chunk.subarray(done));
         pumpOut();
