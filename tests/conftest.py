@@ -54,8 +54,8 @@ def pytest_pyfunc_call(pyfuncitem):
 
 
 # The longest tests, longest first (./dev test: -n 2 --dist loadgroup). They start first, each
-# on whichever worker is free, and the other worker meanwhile takes the rest module by module
-# (a module's fixtures are built once), so the two workers end about together.
+# on whichever worker is free; the rest follow a module at a time (a module's fixtures are
+# built once), so the two workers end about together.
 LONGEST_FIRST = (
     "tests/test_pico_sessions.py::test_every_mode_in_one_session_with_the_code_in_romfs",
     "tests/test_pico_journal.py::test_power_cuts_while_a_full_flash_rotates_and_prunes",

@@ -105,7 +105,7 @@ def test_every_mode_in_one_session_on_the_stock_firmware():
     assert names <= NAMES_IN_SIX_POOLS and pools == 6, (names, pools)
 
 
-# (tests/conftest.py's OWN_WORKER)
+# (tests/conftest.py's LONGEST_FIRST)
 @pytest.mark.timeout(1500)
 def test_every_mode_in_one_session_with_the_code_in_romfs():
     """dicepod's MicroPython: the package in its ROMFS partition, every module kept."""
