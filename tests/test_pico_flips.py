@@ -4,9 +4,9 @@ the flash, then a power-on. A flip in a journal segment or in the settings file:
 boots into dicepod (its game, or its own notice first) and answers OK, the journal is not
 wiped, and every event it lost is marked (a break its chain vouches for, which the PC stores
 and verify passes); a flip in the settings loses no event. A flip in the root directory's first
-commit (its superblock entry): LittleFS falls back to the pair's other block, the root as it was
-formatted, empty; the app starts a new journal and the old one is gone without a word (expected
-to fail until the firmware notices and says so). Seeded
+commit (its superblock entry) makes LittleFS fall back to the pair's other block, the root as it
+was formatted, empty: the firmware reads the journal back from the raw flash (dicepod.salvage),
+says so on its screen, and loses nothing. Seeded
 trials of tools/bench_flips_pico.py (which runs more, on both builds, and writes the table);
 set DICEPOD_PICO_FLIPS=1 for the long run. Skips with one line when the UF2 / boot ROM are
 absent."""
@@ -56,18 +56,14 @@ def test_single_bit_flips_in_segments_and_settings(base):
         _check(result)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 48 point 1: a root directory rolled back to its empty first state loses "
-    "the journal unsaid; the firmware must find it or say so on the screen",
-)
 def test_a_flip_in_the_root_directory_keeps_the_journal(base):
     folder, path, jid, events, _spans = base
     at = flips.superblock_magic(path.read_bytes())
     result = flips.trial(random.Random(1), path, jid, events, "metadata", folder, FIRMWARE, at=at)
     print(result)
-    assert result["frame"] and result["answers"], result
-    assert not result["wiped"] and result["unmarked"] == 0, result
+    assert result["frame"] and result["answers"] and result["notice"], result
+    assert not result["wiped"] and result["lost"] == result["unmarked"] == 0, result
+    assert result["verify"], result
 
 
 @pytest.mark.timeout(3600)

@@ -172,8 +172,16 @@ def make(config=None, flash="", clock=None):
         link = {}
     except ImportError:
         link = None
+    raw = None
+    if not flash:  # the Pico's own flash: its blocks, for a journal its file system lost
+        try:
+            import rp2
+
+            raw = rp2.Flash()
+        except ImportError:
+            pass
     board = assemble(
-        storage.FileStorage(flash),
+        storage.FileStorage(flash, raw),
         oled,
         keys,
         rng.HardwareRandom().randbelow,

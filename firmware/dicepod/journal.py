@@ -50,6 +50,13 @@ noticed too. Readers skip a line they cannot decode (a line of an older segment 
 when read); when the game's fold at start meets one, that segment is mended the same way
 (journalfix.check, with a notice: Session.start).
 
+Lost files. When the file system holds no journal at all but a block of the raw flash starts
+with a segment's header (a flipped bit in the root directory made LittleFS fall back to the
+root as formatted, or a file system that no longer mounted was formatted again at power-on),
+dicepod.salvage reads the journal back from the blocks, marks what it could not read as breaks
+with their chained lost events, and the notices say so: a new journal never silently replaces
+one that can still be read.
+
 Full flash. Before a segment is started, the oldest segments are deleted while less than
 _RESERVE bytes are free: the PC's acknowledged ones (acknowledge()) silently, then unacknowledged
 finished games with a notice; the segments of the game in progress are never deleted. A write
@@ -248,17 +255,43 @@ class Journal:
         # with it, no directory listing at boot; without it, the listing (an empty one: a new
         # journal, nothing to read).
         segs = ()
+        gaps = None
         ack = self.storage.lines("ack")
         for _line in ack:
             break
         else:
             segs = self.storage.segments()
             if not segs:
-                return 0
+                # No journal: a new device, or a file system that lost its files (damage).
+                # Before a new journal starts, the raw flash is looked at: a block that starts
+                # with a segment's header means a journal is there to read back
+                # (dicepod.salvage). Two bytes a block: a new device's boot stays as fast.
+                raw = getattr(self.storage, "raw", None)
+                if raw is None:
+                    return 0
+                probe = bytearray(2)
+                for block in range(raw.ioctl(4, 0)):
+                    raw.readblocks(block, probe)
+                    if probe == b"@ ":
+                        break
+                else:
+                    return 0
+                from dicepod import salvage
+
+                gaps = salvage.salvage(self, raw)
+                if gaps is None:
+                    return 0
+                segs = self.storage.segments()
         ack.close()
         from dicepod import journalfix
 
-        return journalfix.recover(self, segs)
+        seq = journalfix.recover(self, segs)
+        if gaps is not None:
+            for first, last in gaps:
+                self.append(0, ("lost", (first, last)))
+            self.notices[:0] = salvage.notices(gaps)
+            seq = self.seq
+        return seq
 
     def _rotate(self, first, force=False):
         """Start segment first (its header written whole): first, room for it (the oldest

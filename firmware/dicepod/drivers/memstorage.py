@@ -62,7 +62,9 @@ class MemoryStorage:
             start = end
 
     def write(self, seg, data):
-        """Create or replace segment seg."""
+        """Create or replace segment seg (data: bytes, or a list of bytes pieces)."""
+        if type(data) is list:
+            data = b"".join(data)
         self._room(len(data) - self.size(seg))
         self.segs[seg] = []
         self.sizes[seg] = 0

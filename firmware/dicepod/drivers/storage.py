@@ -14,10 +14,13 @@ Interface:
                             boundary); a torn last line comes without its b"\\n"
     append(seg, line)       append one complete line (bytes ending in b"\\n") to seg (which
                             write() made), durably
-    write(seg, data)        create or replace segment seg with data, atomically (small: a
-                            header, or a segment mended after damage)
+    write(seg, data)        create or replace segment seg with data (bytes, or a list of bytes
+                            pieces), atomically (small: a header, a segment mended after
+                            damage or read back by dicepod.salvage)
     remove(seg)             delete segment seg
     free(total=False)       bytes free on the flash (total: (free, its size)), or None when unknown
+    raw                     the file system's block device, read when the journal is missing
+                            (dicepod.salvage), or None
     (side files of the journal, "ack" and "damaged", are read with lines(name) and written
     with write(name, data); segments() lists only the numbered segments)
     load_settings()         the settings bytes, or None when there is no settings file
@@ -40,8 +43,9 @@ class FileStorage:
     """Journal segments and settings as files in a directory (the Pico's flash root by
     default)."""
 
-    def __init__(self, root=""):
+    def __init__(self, root="", raw=None):
         self.root = root
+        self.raw = raw  # the file system's block device (the Pico's flash), or None
         root = root.rstrip("/") + "/" if root else ""
         self.dir = root + DIRECTORY
         self.settings_path = root + SETTINGS
@@ -136,7 +140,11 @@ class FileStorage:
             pass
         tmp = self.dir + "/tmp"
         with open(tmp, "wb") as f:
-            f.write(data)
+            if type(data) is list:  # pieces: no room needed for them in one piece
+                for piece in data:
+                    f.write(piece)
+            else:
+                f.write(data)
         os.rename(tmp, "%s/%s" % (self.dir, seg))
 
     def remove(self, seg):
