@@ -368,3 +368,64 @@ def _events_of(log):
         if line[:1] != b"!":
             out.append(journal.decode(line)[0][3])
     return out
+
+
+def test_a_break_the_back_fill_met_is_vouched_for_as_soon_as_it_is_over():
+    """The app itself (App.tick with the USB link on byte buffers): damage a back-fill meets in
+    an older segment goes to the PC as a break, and the chained lost event that vouches for
+    it follows as soon as the back-fill is over, not after the idle scrub's quiet while. A PC
+    unplugged one second after the back-fill holds both, and verify passes."""
+    import tempfile
+
+    from app_board import Clock, Display, Fingers, Power, buttons
+    from seeded import Seeded
+
+    from dicepod.app import App
+    from dicepod.board import assemble
+
+    device = Device()
+    device.play(300, send=False)
+    seg = device.storage.segments()[0]
+    data = bytearray(device.storage.segment(seg))
+    at = data.find(b"\n%d " % (seg + 7)) + 3
+    data[at] ^= 0x20
+    device.storage.write(seg, data)
+    to_pc, from_pc = Pipe(), Pipe()
+    board = assemble(
+        device.storage,
+        Display(),
+        buttons(Fingers()),
+        Seeded(1).randbelow,
+        device_id=DEV,
+        power=Power,
+        clock=Clock(),
+        usb={"out": to_pc, "inp": from_pc, "poll": False},
+    )
+    app = App(board)
+    app.start()
+    with tempfile.TemporaryDirectory() as folder:
+        db = folder + "/t.db"
+        store = Store(db)
+        ingest = logger.Ingest(store)
+        ingest.connected()
+        ticks = 0
+        ended = None  # the tick the back-fill's end line came
+        while ended is None or ticks < ended + 50:  # then one second more, then unplugged
+            for line in ingest.take_outbox():
+                from_pc.write(line)
+            app.tick(20)
+            ticks += 1
+            chunk = to_pc.take()
+            if ended is None and b'"end"' in chunk:
+                ended = ticks
+            ingest.feed(chunk)
+            ingest.tick()
+            if store.flush():
+                ingest.acknowledge()
+            assert ticks < 2000
+        breaks = [(b[2], b[3]) for b in store.breaks()]
+        marks = [o["event"][1] for o in store.events() if o["event"][0] == "lost"]
+        store.close()
+        report = verify_path(db)
+    assert breaks == [(seg + 7, seg + 7)] and marks == [(seg + 7, seg + 7)]
+    assert report.ok, [str(p) for p in report.problems]

@@ -219,6 +219,13 @@ class App:
             elif self.tidy and not self.board.buttons.state:
                 self.tidy = False
                 gc.collect()
+            elif usb is not None and getattr(session.journal, "bad", 0) and not usb.busy():
+                # Damage the back-fill met in an older segment went to the PC as a break:
+                # mended and marked once it is over, so the lost event that vouches for the
+                # break follows it at once, not after the scrub's quiet while.
+                notices = session.mend()
+                if notices:
+                    session.toast(notices[1] if len(notices) > 1 else notices[0])
             elif self.scrub_at >= 0 and (usb is None or not usb.busy()):
                 # Damage in an older journal segment is found, mended and marked before the
                 # PC asks for it: one segment after each quiet while (Session.scrub).

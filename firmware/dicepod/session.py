@@ -114,17 +114,29 @@ class Session:
             self.unread = False
         if resume:
             self.refold()
-            bad = getattr(journal, "bad", 0)
-            if bad:  # the fold met damage in an older segment: mend it, say so
-                journal.bad = 0
-                from dicepod import journalfix
-
-                seq = journal.seq
-                self.messages.extend(journalfix.check(journal, bad))
-                self.trailing += journal.seq - seq  # the break's chained lost events
+            self.messages.extend(self.mend())  # the fold met damage in an older segment
         else:
             self.mode = None
             self.game = None
+
+    def mend(self):
+        """Mend the older segment the journal found damage in (journal.bad: met by the game's
+        fold or by a USB back-fill, which sent it as a break), marked by the break's chained
+        lost event; return the notices (none when there was nothing to mend)."""
+        journal = self.journal
+        bad = getattr(journal, "bad", 0)
+        if not bad:
+            return []
+        journal.bad = 0
+        from dicepod import journalfix
+
+        seq = journal.seq
+        try:
+            notices = journalfix.check(journal, bad)
+        except OSError:  # the flash could not be written: the idle scrub tries again
+            return []
+        self.trailing += journal.seq - seq  # the break's chained lost events
+        return notices
 
     def scrub(self, after):
         """Idle work: check the journal's next older segment after segment after (damage
