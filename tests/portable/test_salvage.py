@@ -197,6 +197,8 @@ def test_a_lost_block_is_a_marked_break_and_nothing_else_is_lost():
     assert len(breaks) == 1 and breaks[0].split(b" ")[1:3] == [b"%d" % first, b"%d" % last]
     assert [journal.decode(line)[0][3] for line in later] == [("lost", (first, last))]
     assert log.notices[2] == "%d event(s) lost" % (last - first + 1)
+    # the game in progress (after the lost block) as it was, and the mark in it
+    assert list(log.game_events()) == list(original.game_events()) + [("lost", (first, last))]
 
 
 @_cleaned
