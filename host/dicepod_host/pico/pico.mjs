@@ -698,10 +698,14 @@ export class I2cTarget {
   }
 }
 
-// --- USB: a CDC host that NAKs an OUT transfer until it has data --------------------------------
+// --- USB: a CDC host that NAKs an OUT transfer until it has data, and an IN one while full -------
+
+const EP0_IN_BUFFER_CONTROL = 0x80; // in the USB DPRAM; endpoint n's is 8 * n further
+const BUF_AVAILABLE = 1 << 10;
 
 export class CdcHost extends USBCDC {
-  constructor(usb) {
+  /** full(): the PC side takes no more bytes for now (its tty buffer is full). */
+  constructor(usb, full = () => false) {
     super(usb);
     this.pendingRead = null;
     this.usb.onEndpointRead = (endpoint, size) => {
@@ -709,6 +713,28 @@ export class CdcHost extends USBCDC {
       this.pendingRead = size;
       this._serve();
     };
+    // rp2040js completes every IN transfer at once; while full() one on the data endpoint is
+    // held (its buffer stays AVAILABLE, as a PC that NAKs), so TinyUSB's TX FIFO fills and the
+    // firmware sees the stream not writable. release() completes it.
+    this.full = full;
+    this.heldIn = false;
+    const updated = usb.DPRAMUpdated.bind(usb);
+    usb.DPRAMUpdated = (offset, value) => {
+      if (this.inEndpoint > 0 && offset === EP0_IN_BUFFER_CONTROL + 8 * this.inEndpoint &&
+          value & BUF_AVAILABLE && this.full()) {
+        this.heldIn = true;
+        return;
+      }
+      updated(offset, value);
+    };
+  }
+
+  /** Complete the held IN transfer, if any, once the PC side takes bytes again. */
+  release() {
+    if (!this.heldIn || this.full()) return;
+    this.heldIn = false;
+    const offset = EP0_IN_BUFFER_CONTROL + 8 * this.inEndpoint;
+    this.usb.DPRAMUpdated(offset, this.usb.rp2040.usbDPRAMView.getUint32(offset, true));
   }
 
   _serve() {
@@ -771,6 +797,7 @@ export class Pico {
     this.sleepCycles = 0;
     this.flashOps = 0;
     this.usbOut = null; // function(bytes) for the USB serial's device -> host bytes
+    this.usbFull = () => false; // true while the host takes no more of them
     this.pendingPresses = [];
     this.boots = 0;
     this.waitStart = -1; // clock time the current WFI/WFE began (-1: awake)
@@ -849,7 +876,7 @@ export class Pico {
     mcu.adc.channelValues[VSYS_CHANNEL] = this._vsysCounts();
     this.pins.updateAll();
     // USB: the PC's CDC host.
-    this.cdc = new CdcHost(mcu.usbCtrl);
+    this.cdc = new CdcHost(mcu.usbCtrl, () => this.usbFull());
     this.cdc.onSerialData = (buffer) => {
       if (this.usbOut) this.usbOut(buffer);
     };
@@ -1077,26 +1104,39 @@ function main() {
     const fd = Number(args['usb-fd']);
     usbIn = new tty.ReadStream(fd);
     usbIn.setRawMode?.(true);
-    // Device -> PC bytes, one write at a time on a worker thread: a write to a pty nobody
-    // reads blocks, and must block a worker, never the chip. Past 64 KB waiting the bytes are
-    // dropped, as a real Pico's USB drops what the host does not take, and the chip plays on.
+    // Device -> PC bytes, one write at a time on a worker thread (libuv leaves a pty master
+    // blocking). Past USB_HOLD bytes waiting, the chip's IN transfers are held, as by a PC whose
+    // tty buffer is full: a slow reader loses nothing; EAGAIN is tried again; any other error
+    // means the pty is gone, and its bytes are dropped so that the chip plays on.
+    const USB_HOLD = 4096;
     let pendingOut = 0;
     let writing = false;
+    let gone = false;
     const outQueue = [];
+    pico.usbFull = () => !gone && pendingOut >= USB_HOLD;
     const pumpOut = () => {
-      if (writing || !outQueue.length) return;
+      if (writing || gone || !outQueue.length) return;
       const chunk = Buffer.concat(outQueue.splice(0));
       writing = true;
       fs.write(fd, chunk, (err, n) => {
         writing = false;
-        const done = err ? chunk.length : n; // an error (EAGAIN, a closed pty) drops the chunk
-        pendingOut -= done;
-        if (done < chunk.length) outQueue.unshift(chunk.subarray(done));
-        pumpOut();
+        const again = err && (err.code === 'EAGAIN' || err.code === 'EINTR');
+        if (err && !again) {
+          gone = true;
+          outQueue.length = 0;
+          pendingOut = 0;
+        } else {
+          const done = again ? 0 : n;
+          pendingOut -= done;
+          if (done < chunk.length) outQueue.unshift(chunk.subarray(done));
+        }
+        pico.cdc.release();
+        if (again) setTimeout(pumpOut, 2);
+        else pumpOut();
       });
     };
     pico.usbOut = (buffer) => {
-      if (pendingOut > 65536) return;
+      if (gone || pendingOut > 65536) return; // (a safety net: the hold keeps it far below)
       pendingOut += buffer.length;
       outQueue.push(Buffer.from(buffer));
       pumpOut();
@@ -1216,6 +1256,7 @@ function main() {
       off: pico.off,
       usb: pico.cdc.initialized,
       usb_received: usbReceived,
+      usb_held: pico.cdc.heldIn, // an IN transfer waits for the PC to read (backpressure)
       last_idle: pico.lastIdle,
       prev_wake: pico.prevWake,
     };
