@@ -8,6 +8,8 @@ byte buffers into a real SQLite store, which the tests then edit as a tamperer w
 
 import sqlite3
 
+import pytest
+
 from dicepod import journal, journalfix
 from dicepod.drivers.memstorage import MemoryStorage
 from dicepod.drivers.usb import UsbLink
@@ -370,11 +372,14 @@ def _events_of(log):
     return out
 
 
-def test_a_break_the_back_fill_met_is_vouched_for_as_soon_as_it_is_over():
+@pytest.mark.parametrize("damaged", [7, 150])
+def test_a_break_the_back_fill_met_is_vouched_for_as_soon_as_it_is_over(damaged):
     """The app itself (App.tick with the USB link on byte buffers): damage a back-fill meets in
     an older segment goes to the PC as a break, and the chained lost event that vouches for
     it follows as soon as the back-fill is over, not after the idle scrub's quiet while. A PC
-    unplugged one second after the back-fill holds both, and verify passes."""
+    unplugged one second after the back-fill holds both, and verify passes. The mend waits for
+    the back-fill's end: a segment rewritten under a running back-fill would send what follows
+    from a stale offset."""
     import tempfile
 
     from app_board import Clock, Display, Fingers, Power, buttons
@@ -387,7 +392,7 @@ def test_a_break_the_back_fill_met_is_vouched_for_as_soon_as_it_is_over():
     device.play(300, send=False)
     seg = device.storage.segments()[0]
     data = bytearray(device.storage.segment(seg))
-    at = data.find(b"\n%d " % (seg + 7)) + 3
+    at = data.find(b"\n%d " % (seg + damaged)) + 3
     data[at] ^= 0x20
     device.storage.write(seg, data)
     to_pc, from_pc = Pipe(), Pipe()
@@ -425,7 +430,10 @@ def test_a_break_the_back_fill_met_is_vouched_for_as_soon_as_it_is_over():
             assert ticks < 2000
         breaks = [(b[2], b[3]) for b in store.breaks()]
         marks = [o["event"][1] for o in store.events() if o["event"][0] == "lost"]
+        seqs = [o["seq"] for o in store.events()]
         store.close()
         report = verify_path(db)
-    assert breaks == [(seg + 7, seg + 7)] and marks == [(seg + 7, seg + 7)]
+    lost = seg + damaged
+    assert breaks == [(lost, lost)] and marks == [(lost, lost)]
+    assert seqs == [n for n in range(1, 302) if n != lost]  # 300, and the mark
     assert report.ok, [str(p) for p in report.problems]

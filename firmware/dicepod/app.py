@@ -223,7 +223,10 @@ class App:
                 # Damage the back-fill met in an older segment went to the PC as a break:
                 # mended and marked once it is over, so the lost event that vouches for the
                 # break follows it at once, not after the scrub's quiet while.
+                seq = session.journal.seq
                 notices = session.mend()
+                if session.journal.seq > seq:  # its lost events, to the PC now
+                    usb.resend(seq)
                 if notices:
                     session.toast(notices[1] if len(notices) > 1 else notices[0])
             elif self.scrub_at >= 0 and (usb is None or not usb.busy()):

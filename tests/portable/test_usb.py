@@ -260,3 +260,24 @@ def result_hello_and_backfill():
     inp.feed(b"hello\nsince 1\n")
     _run(link, 5)
     return [line.decode() for line in bytes(out.data).split(b"\n")]
+
+
+def test_busy_while_a_back_fill_runs_even_with_its_queue_drained():
+    """A running back-fill holds a place in a segment: the app mends nothing (a rewrite would
+    leave that place stale) until it is over, however fast the PC drains the queue."""
+    j, link, inp, out = _setup(n_events=300)
+    assert not link.busy()
+    inp.feed(protocol_pc.command("since", 0))
+    ticks = 0
+    while True:
+        link.tick(20)
+        ticks += 1
+        lines = out.take_lines()
+        if lines and lines[-1]["type"] == "end":
+            break
+        assert link.busy() and link.queued() == 0  # drained, the back-fill still going
+    assert ticks > 2 and not link.busy()
+    link.resend(298)  # lines the journal wrote past on_entry: sent as a back-fill would
+    link.tick(20)
+    lines = out.take_lines()
+    assert [o["seq"] for o in lines] == [299, 300, 300] and lines[-1]["type"] == "end"

@@ -110,9 +110,22 @@ class UsbLink:
         return self._count + (1 if self._line else 0)
 
     def busy(self):
-        """True while there is work for the next tick: lines to write, or bytes from the PC
+        """True while there is work for the next tick: lines to write, a back-fill running (it
+        holds a place in a segment, which nothing may rewrite meanwhile), or bytes from the PC
         waiting to be read (a tick reads a bounded number)."""
-        return bool(self.queued()) or (self._in_poll is not None and self._readable())
+        return (
+            bool(self.queued())
+            or self._fill_since >= 0
+            or (self._in_poll is not None and self._readable())
+        )
+
+    def resend(self, since):
+        """Send the journal's lines after seq since, as the PC's `since` would have them sent
+        (lines the journal wrote without passing them to on_entry: a mend's lost events)."""
+        if self._fill_since < 0 or since < self._fill_since:
+            self._fill_since = since
+            self._fill_seg = 0
+            self._fill_offset = 0
 
     # --- contract -------------------------------------------------------------------------------
 
