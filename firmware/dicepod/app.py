@@ -235,7 +235,10 @@ class App:
                 self.quiet += dt_ms
                 if self.quiet >= _SCRUB_QUIET_MS:
                     self.quiet = 0
+                    seq = session.journal.seq
                     self.scrub_at = session.scrub(self.scrub_at) or -1
+                    if usb is not None and session.journal.seq > seq:
+                        usb.resend(seq)  # the breaks' lost events
         except Exception as exc:  # the one top-level handler: journal, screen, restart
             self.crash(exc)
 
