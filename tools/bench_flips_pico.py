@@ -305,28 +305,15 @@ def _stored(db, jid):
     return events[0] + len(breaks), sum(1 for b in breaks if tuple(b) not in named) + behind
 
 
-def _drained(pico, wall=5.0):
-    """Wait (up to wall seconds) until `dicepod log` has read what the Pico sent: the emulator
-    drops the output its pty does not take at once, which a loaded PC's slow reader is not."""
-    import select
-
-    end = time.monotonic() + wall
-    while time.monotonic() < end and select.select([pico._slave], [], [], 0)[0]:
-        time.sleep(0.01)
-
-
 def _pump_until_stable(pico, db, jid, events, wall=180):
-    """Run the Pico, no faster than the wall clock (a slow PC must not make its USB output
-    overflow), while `dicepod log` back-fills: until its database has not grown for 1 s once
-    it holds as many rows as the journal had events and the device's lost event names each
-    break it sent (the idle scrub marks an older segment's damage after 5 s without a press:
-    up to 30 s allowed for that); 6 s short of that; 15 s with nothing; or wall seconds."""
+    """Run the Pico, no faster than the wall clock (as a PC's logger meets it), while
+    `dicepod log` back-fills: until its database has not grown for 1 s once it holds as many
+    rows as the journal had events and the device's lost event names each break it sent; 6 s
+    short of that; 15 s with nothing; or wall seconds."""
     start = time.monotonic()
     last, still, waited = -2, 0, 0
     while time.monotonic() < start + wall:
-        for _ in range(5):
-            _drained(pico)
-            pico.run_ms(50, realtime=True)
+        pico.run_ms(250, realtime=True)
         now, unnamed = _stored(db, jid)
         still = still + 1 if now == last else 0
         last = now
