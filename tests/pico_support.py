@@ -105,7 +105,8 @@ def start_logger(port, db):
     (the Popen; stop it with stop_logger). One still running when the block ends (a failure
     before the stop) is killed."""
     logger = subprocess.Popen(
-        [sys.executable, "-m", "dicepod_host.cli", "log", "--port", str(port)]
+        [sys.executable, "-X", "faulthandler", "-m", "dicepod_host.cli", "log"]
+        + ["--port", str(port)]
         + ["--db", str(db), "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -120,14 +121,22 @@ def start_logger(port, db):
 
 
 def stop_logger(logger, timeout=30, pump=None):
-    """Ctrl-C (SIGINT) to `dicepod log`; assert it exits 0 within timeout seconds (its stderr
-    in the message). pump(): called over and over while it finishes, up to timeout (a Pico in
-    lockstep runs only while the test ticks it, and the logger's last writes need a reader),
-    then 5 s more for the exit."""
-    logger.send_signal(signal.SIGINT)
+    """SIGTERM to `dicepod log`, which stops on it as on Ctrl-C (everything received is
+    written), and also where SIGINT is ignored (a job started in the background inherits
+    that); assert it exits 0 within timeout seconds (its stderr in the message). pump():
+    called over and over while it finishes, up to timeout (a Pico in lockstep runs only while
+    the test ticks it, and the logger's last writes need a reader), then 5 s more for the
+    exit."""
+    logger.send_signal(signal.SIGTERM)
     if pump is not None:
         end = time.monotonic() + timeout
         while logger.poll() is None and time.monotonic() < end:
             pump()
         timeout = 5
-    assert logger.wait(timeout) == 0, logger.stderr.read()
+    try:
+        code = logger.wait(timeout)
+    except subprocess.TimeoutExpired:  # where it hangs: faulthandler's stacks on SIGABRT
+        logger.send_signal(signal.SIGABRT)
+        logger.wait(10)
+        raise AssertionError("dicepod log did not stop:\n" + logger.stderr.read()) from None
+    assert code == 0, logger.stderr.read()
