@@ -6,6 +6,7 @@ marked break, and its seqs are never used again.
 A real journal and USB link (firmware code, in-process) talk to the logger's Ingest through
 byte buffers into a real SQLite store, which the tests then edit as a tamperer would."""
 
+import json
 import sqlite3
 
 import pytest
@@ -437,3 +438,31 @@ def test_a_break_the_back_fill_met_is_vouched_for_as_soon_as_it_is_over(damaged)
     assert breaks == [(lost, lost)] and marks == [(lost, lost)]
     assert seqs == [n for n in range(1, 302) if n != lost]  # 300, and the mark
     assert report.ok, [str(p) for p in report.problems]
+
+
+def test_a_back_fill_that_pauses_at_a_gap_resumes_at_the_next_line():
+    """A checked back-fill sends a damaged run as a break before the next good line; when its
+    queue fills right after that break, the next tick goes on at that good line, not inside it
+    (which read a line cut short as damage, and sent a break from the since + 1 on: seen on
+    the emulated Pico as an unvouched break 90..102). Every since from 14 before the damage:
+    one of them pauses right there."""
+    device = Device()
+    device.play(300, send=False)
+    seg = device.storage.segments()[0]
+    data = bytearray(device.storage.segment(seg))
+    damaged = seg + 40
+    at = data.find(b"\n%d " % damaged) + 3
+    data[at] ^= 0x20
+    device.storage.write(seg, data)
+    for since in range(damaged - 14, damaged):
+        device.boot()
+        device.from_pc.write(b"since %d\n" % since)
+        got = b""
+        for _ in range(60):
+            device.link.tick(20)
+            got += device.to_pc.take()
+        lines = [json.loads(x) for x in got.splitlines()]
+        breaks = [(o["from"], o["to"]) for o in lines if o["type"] == "break"]
+        seqs = [o["seq"] for o in lines if o["type"] == "event"]
+        assert breaks == [(damaged, damaged)], (since, breaks)
+        assert seqs == [n for n in range(since + 1, 301) if n != damaged], since

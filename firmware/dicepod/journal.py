@@ -414,7 +414,10 @@ class Journal:
                         damaged = True
                     elif seq > last:
                         if damaged and seq > last + 1:
-                            yield name, at, _gap(last + 1, seq - 1, line)
+                            # (placed to end where this line starts: a reader that stops
+                            # after it goes on here, not inside this line)
+                            gap = _gap(last + 1, seq - 1, line)
+                            yield name, at - len(gap), gap
                         damaged = False
                         last = seq
                         if seq > top:

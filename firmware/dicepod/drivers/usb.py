@@ -209,11 +209,13 @@ class UsbLink:
                     return
                 n += 1
                 wire = None
+                sent = 0
                 try:
                     if line[:1] == b"!":
                         wire = protocol.break_line(self.device_id, jid, line)
+                        sent = int(line.split(b" ")[2])
                     else:
-                        journal.decode(line)  # a damaged line is not sent
+                        sent = journal.decode(line)[0][0]  # a damaged line is not sent
                         wire = protocol.event_line(self.device_id, line, jid)
                 except ValueError:
                     pass
@@ -221,6 +223,8 @@ class UsbLink:
                     return  # queue full: resume at this line next tick
                 self._fill_seg = seg
                 self._fill_offset = offset + len(line)
+                if wire is not None:  # the next tick goes on after it (a gap found then
+                    self._fill_since = sent  # starts there, not at the PC's since)
         finally:
             lines.close()
         if self._push(protocol.end_line(self.device_id, log.seq, jid), 0):
