@@ -345,7 +345,7 @@ def row(firmware, region, results):
     )  # fmt: skip
 
 
-def run(trials, firmwares, seed=4848, log=print, table=None):
+def run(trials, firmwares, seed=4848, log=print, table=None, only=REGIONS):
     """trials flips per region on each firmware; return the table's lines (table(lines): called
     with them after each firmware too)."""
     lines = [HEAD, "|" + "---|" * 11]
@@ -353,7 +353,7 @@ def run(trials, firmwares, seed=4848, log=print, table=None):
         for firmware in firmwares:
             base, jid, events = base_image(folder, firmware)
             spans = regions(base.read_bytes())
-            for region in REGIONS:
+            for region in only:
                 rng = random.Random("%d %s" % (seed, region))
                 results = []
                 for i in range(trials):
@@ -375,6 +375,7 @@ def main() -> None:
     parser.add_argument("--firmware", default="both", choices=("stock", "dicepod", "both"))
     parser.add_argument("--seed", type=int, default=4848)
     parser.add_argument("--no-record", action="store_true")
+    parser.add_argument("--region", action="append", choices=REGIONS, help="(default: all)")
     args = parser.parse_args()
     firmwares = ("dicepod", "stock") if args.firmware == "both" else (args.firmware,)
     from measurements import record
@@ -389,7 +390,7 @@ def main() -> None:
             )  # fmt: skip
 
     with contextlib.suppress(KeyboardInterrupt):
-        run(args.trials, firmwares, args.seed, table=table)
+        run(args.trials, firmwares, args.seed, table=table, only=args.region or REGIONS)
 
 
 if __name__ == "__main__":
