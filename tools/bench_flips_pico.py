@@ -385,8 +385,10 @@ def main() -> None:
         if not args.no_record:
             record(
                 "bench_flips_pico", lines,
-                note="one bit flipped a trial on the emulated Pico; a journal of %d events "
-                "(three segments), seed %d" % (EVENTS, args.seed),
+                note="One bit flipped a trial on the emulated Pico; a journal of %d events "
+                "(three segments), seed %d. On the stock build the app lives on the file "
+                "system: a flip in its package's directory leaves the REPL (and every event "
+                "unsent), which dicepod's build, the app in ROMFS, does not." % (EVENTS, args.seed),
             )  # fmt: skip
 
     with contextlib.suppress(KeyboardInterrupt):
