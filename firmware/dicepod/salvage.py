@@ -28,7 +28,7 @@ import sys
 
 from micropython import const
 
-from dicepod import journal
+from dicepod import journal, journalfix
 
 # Segments kept, the newest first: their lines are all in RAM before the first write.
 _KEEP = const(6)
@@ -119,8 +119,10 @@ def _prev(line):
 
 def _head(line):
     """A header line's fields (str), or None."""
-    parts = line[:-1].decode().split(" ")
-    return parts if len(parts) == 10 else None
+    try:
+        return journalfix.meta_fields(line, 10)
+    except ValueError:
+        return None
 
 
 def salvage(log, dev):
@@ -256,9 +258,8 @@ def _salvage(log, dev):
                     prev = _prev(line)
                     continue
             if line[:1] == b"!":
-                pieces = line.split(b" ")
-                seq = int(pieces[2]) + 1
-                prev = pieces[3].decode()
+                _first, seq, prev = journalfix.decode_break(line)
+                seq += 1
             else:
                 body = line[: len(line) - 10]
                 if b'["new_game"' in body:
