@@ -121,6 +121,40 @@ def test_spans_merge_when_close_and_split_when_far():
     _check(d, oled, "spans")
 
 
+def test_ssd1306_new_screen_is_one_full_frame_write():
+    # A screen that changes everywhere goes out as micropython-lib's driver sends a frame (the
+    # window in horizontal addressing, then one 1,025-byte data write), and never costs more
+    # bus bytes than that; a frame that changes less goes out as spans, cheaper still.
+    if framebuf is None:
+        skip("no framebuf: host/framebuf.py is not importable")
+    d, i2c, oled = _make("ssd1306")
+    rng = Seeded(11)
+    for step in range(12):
+        pages = 8 if step < 4 else rng.randbelow(8) + 1  # changed pages
+        for page in range(pages):
+            for x in range(0, 128, 1 if step < 4 else rng.randbelow(3) + 1):
+                y = page * 8 + rng.randbelow(8)
+                d.pixel(x, y, 1 - d.pixel(x, y))
+        i2c.clear()
+        d.show()
+        _check(d, oled, "step %d" % step)
+        data = [t[1] for t in i2c.log if t[1][0] == 0x40]
+        assert i2c.wire_bytes() <= 1040, (step, i2c.wire_bytes())
+        if step < 4:  # every column of every page changed: one write of the whole frame
+            assert [len(x) for x in data] == [1025], (step, [len(x) for x in data])
+            assert i2c.log[0][1] == bytes((0x00, 0x20, 0x00, 0x21, 0, 127, 0x22, 0, 7))
+            assert i2c.log[-1][1] == bytes((0x00, 0x20, 0x02))  # page addressing again
+            assert i2c.wire_bytes() == 1040
+        else:
+            spans = [len(x) - 1 for x in data]
+            cost = sum(spans) + 7 * len(spans)
+            assert len(data) == 1 and spans == [1024] or cost <= 1040, (step, spans)
+    d.pixel(3, 3, 1 - d.pixel(3, 3))  # after a whole frame, a span lands where it should
+    i2c.clear()
+    assert d.show() == 1 and i2c.wire_bytes() == 8
+    _check(d, oled, "a span after a whole frame")
+
+
 def test_sh1106_column_offset_and_no_horizontal_mode():
     if framebuf is None:
         skip("no framebuf: host/framebuf.py is not importable")

@@ -10,7 +10,10 @@ full frame; tools/bench_display.py measures it.
 Both controllers are driven in page addressing mode, so one flush routine serves both:
   0xB0|page, 0x00|(column & 0x0F), 0x10|(column >> 4), then the data bytes.
 The SH1106 has a 132-column RAM with the 128-pixel panel centred on it: visible columns start at
-RAM column 2, and it has no horizontal addressing mode (no wrap to the next page).
+RAM column 2, and it has no horizontal addressing mode (no wrap to the next page). An SSD1306
+takes a frame whose spans would cost more bus bytes than the whole frame (a new screen) as
+micropython-lib's driver sends one: the window in horizontal addressing, then one write of the
+frame, which sits behind its data control byte for that (then page addressing again).
 
 Constructor arguments: i2c (a built machine.I2C), addr (7-bit, 0x3C on most modules; 0x3D with
 the address jumper), external_vcc (module without a charge pump), rotate (0 or 180: the panel
@@ -69,6 +72,11 @@ _WIDTH = const(128)
 _HEIGHT = const(64)
 _PAGES = const(8)  # 64 rows / 8 rows per page
 _FRAME_BYTES = const(1024)  # 128 columns x 8 pages
+# Bus bytes (the I2C address byte of each write included) a span costs besides its columns:
+# the address write (4) and the data write's control byte; and what an SSD1306's whole frame
+# costs: window (9), frame (1,025), page addressing again (3).
+_SPAN_FRAMING = const(7)
+_WHOLE_BYTES = const(1040)
 
 # I2C control bytes (first byte of each write transaction).
 _CONTROL_COMMANDS = const(0x00)  # Co=0, D/C#=0: every following byte is a command
@@ -117,10 +125,13 @@ class _OLED(framebuf.FrameBuffer):
         self.rotate = rotate
         self.width = _WIDTH
         self.height = _HEIGHT
-        self.buffer = bytearray(_FRAME_BYTES)
+        # the frame behind its data control byte: an SSD1306 takes a whole frame in one write
+        whole = bytearray(_FRAME_BYTES + 1)
+        whole[0] = _CONTROL_DATA
+        self.buffer = memoryview(whole)[1:]
         self._sent = bytearray(_FRAME_BYTES)  # what the display RAM holds (after _synced)
         self._synced = False  # False until a full frame went out: RAM content unknown
-        now = memoryview(self.buffer)
+        now = self.buffer
         self._found = bytearray(32)  # a page's changed spans (_spans)
         self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
         self._line[0] = _CONTROL_DATA
@@ -130,7 +141,9 @@ class _OLED(framebuf.FrameBuffer):
         # draws: show() fills it afterwards)
         self._strip = framebuf.FrameBuffer(self._line_data, _WIDTH, 8, framebuf.MONO_VLSB)
         self._frame_view = now
+        # the 8 pages, then the whole frame with its control byte (SSD1306_I2C's one write)
         self._pages = [now[i : i + _WIDTH] for i in range(0, _FRAME_BYTES, _WIDTH)]
+        self._pages.append(memoryview(whole))
         self._command = bytearray(2)  # control byte + one command
         self._command2 = bytearray(3)  # control byte + command + argument
         self._address = bytearray(4)  # control byte + page + column low + column high
@@ -250,16 +263,34 @@ class _OLED(framebuf.FrameBuffer):
     # The dirty-span flush --------------------------------------------------------------------
 
     def show(self):
-        """Send the changed parts of the frame; return the number of spans sent."""
-        if not self._synced:  # what the display's RAM holds is unknown: every page
+        """Send the changed parts of the frame; return the number of spans sent (_PAGES for a
+        whole frame)."""
+        out = self._found
+        sent = self._sent
+        whole = not self._synced  # what the display's RAM holds is unknown: all of it
+        if not whole and not self.RAM_COLUMN_OFFSET:
+            # an SSD1306 takes the frame whole when its spans would cost more bus time
+            cost = 0
             for page in range(_PAGES):
-                self._send(page, 0, _WIDTH)
-            self._sent[:] = self.buffer  # copied in C
+                n = _spans(self.buffer, sent, page, out)
+                for k in range(0, 2 * n, 2):
+                    cost += out[k + 1] - out[k] + _SPAN_FRAMING
+            whole = cost > _WHOLE_BYTES
+        if whole:
+            if self.RAM_COLUMN_OFFSET:  # SH1106: no horizontal addressing, a page at a time
+                for page in range(_PAGES):
+                    self._send(page, 0, _WIDTH)
+            else:
+                # horizontal addressing over the whole panel, the frame, page addressing again
+                self.i2c.writeto(self.addr, b"\x00\x20\x00\x21\x00\x7f\x22\x00\x07")
+                self.i2c.writeto(self.addr, self._pages[_PAGES])
+                self.i2c.writeto(self.addr, b"\x00\x20\x02")
+                self.bytes_sent += _WHOLE_BYTES - 3
+                self.writes += 3
+            sent[:] = self.buffer  # copied in C
             self._synced = True
             return _PAGES
         spans = 0
-        out = self._found
-        sent = self._sent
         for page in range(_PAGES):
             n = _spans(self.buffer, sent, page, out)
             if n:
