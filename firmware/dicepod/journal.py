@@ -242,6 +242,10 @@ class Journal:
         self.game_start = 0  # byte offset of that line in its segment
         self.game_undos = 0  # undo events in the current game (0: no undo pass needed)
         self.game_length = 0  # raw events (lines) in the current game
+        # None: each line is written as it is appended; a list: the lines appended since
+        # (a move's, held by Session.flush) wait for flush(): one write, and on LittleFS one
+        # block erased for all of them, not one for each
+        self.pending = None
 
     # -- recovery ----------------------------------------------------------------------------
 
@@ -338,15 +342,22 @@ class Journal:
         body = body_bytes(seq, game, ms, self.prev, canonical(event))
         line = body + crc_tail(body)
         if not self.seg_size or self.seg_size + len(line) > _SEG_BYTES:
+            self.flush()  # the held lines belong to the segment before
             self._rotate(seq)
-        try:
-            self.storage.append(self.seg, line)
-        except OSError:
-            # No room (or a failed write, perhaps torn): delete what may go, then write it
-            # once more at the start of a fresh segment (the torn bytes stay behind).
-            from dicepod import journalfix
+        held = self.pending
+        if held is not None and not getattr(self, "full", False):
+            # (room enough: the reserve is free and the segment holds the line)
+            held.append(line)
+        else:
+            self.flush()
+            try:
+                self.storage.append(self.seg, line)
+            except OSError:
+                # No room (or a failed write, perhaps torn): delete what may go, then write
+                # it once more at the start of a fresh segment (the torn bytes stay behind).
+                from dicepod import journalfix
 
-            journalfix.retry(self, seq, line)
+                journalfix.retry(self, seq, line)
         # State changes only once the line is written: a failed write leaves it as it was.
         if kind == "new_game":
             self.game_seg = self.seg
@@ -361,6 +372,24 @@ class Journal:
         self.prev = chain_hash(body)
         self.seg_size += len(line)
         return line
+
+    def flush(self):
+        """Write the lines held in pending (they follow the current segment's last line).
+        Should the write fail (LittleFS then writes none of it), the state is read back from
+        the flash and the lines are appended again one by one, room made as append() makes
+        it: the same lines, the ones the USB link was handed."""
+        held = self.pending
+        if held:
+            self.pending = []
+            try:
+                self.storage.append(self.seg, held[0] if len(held) == 1 else b"".join(held))
+            except OSError:
+                self.pending = None
+                self.recover()
+                for line in held:
+                    fields = decode(line)[0]
+                    self.append(fields[2], fields[3])
+                self.pending = []
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -413,26 +413,39 @@ class Session:
         the ones after it), with a toast, and the app shows it again (App.tick).
 
         The app calls this right after the pass's frame is sent, so that a move's append (the
-        line, its checksum and chain hash, LittleFS) never delays its frame; a power cut still
-        loses at most the event being written."""
+        line, its checksum and chain hash, LittleFS) never delays its frame. A move's lines go
+        to the flash in one write (journal.pending): on LittleFS one block erased for the
+        move, not one for each of its events; a power cut loses at most the move being
+        written."""
         pending = self.pending
         if not pending:
             return True
         self.pending = []
+        journal = self.journal
+        journal.pending = []  # a move's lines in one write (the USB link sends none before)
         try:
-            for item in pending:
-                if item[1] is not None:  # (ms, event)
-                    self.record(item[1], item[0])
-                elif item[2] is not None:  # a new game: (ms, None, its events)
-                    self._journal_new_game(item[0], item[2])
-                else:  # the settings file (change_setting)
-                    try:
-                        self.storage.save_settings(encode(self.values))
-                    except (OSError, MemoryError):  # a full flash, or no heap to open it
-                        self.toast("Settings not saved")
+            try:
+                for item in pending:
+                    if item[1] is not None:  # (ms, event)
+                        self.record(item[1], item[0])
+                    elif item[2] is not None:  # a new game: (ms, None, its events)
+                        self._journal_new_game(item[0], item[2])
+                    else:  # the settings file (change_setting)
+                        try:
+                            self.storage.save_settings(encode(self.values))
+                        except (OSError, MemoryError):  # a full flash, or no heap to open it
+                            self.toast("Settings not saved")
+            finally:
+                journal.flush()  # (what the journal took before any failure too)
+        except OSError:  # no room for the move's lines, even with what may go deleted
+            self.refold()
+            self.toast("Flash full")
+            return False
         except ValueError:  # no room: record() folded the game again without it
             self.toast("Flash full")
             return False
+        finally:
+            journal.pending = None
         return True
 
     def undo(self):

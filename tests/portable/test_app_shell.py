@@ -505,6 +505,67 @@ def test_slow_work_is_answered_with_a_band_first():
     assert top(app) == "ModeSettings" and _band_says(shows[0], "Loading...")
 
 
+class _CountedStorage(LineStorage):
+    """LineStorage counting the lines of each journal append (each one LittleFS block erase
+    on a Pico), whose next append of more than one line fails, writing nothing, while fail is
+    set. The player's settings: four of the Battle Game's, journaled with each new game."""
+
+    def __init__(self):
+        LineStorage.__init__(self)
+        self.settings = b'{"battle.buys_lucky": 1, "battle.buys_double": 2, "battle.rows": 3}'
+        self.appends = []
+        self.fail = False
+        self.writing = False
+
+    def write(self, seg, data):
+        self.writing = True  # (MemoryStorage writes through append)
+        try:
+            LineStorage.write(self, seg, data)
+        finally:
+            self.writing = False
+
+    def append(self, seg, line):
+        if not self.writing:
+            if self.fail and line.count(b"\n") > 1:
+                self.fail = False
+                raise OSError(5)
+            self.appends.append(line.count(b"\n"))
+        LineStorage.append(self, seg, line)
+
+
+def test_a_moves_lines_go_to_the_flash_in_one_append():
+    # A new game with its settings is one append (one LittleFS erase), not one a line, and a
+    # roll is one; the lines are those line-by-line appends would write. An append that
+    # fails is written again line by line: nothing lost or doubled, the game goes on.
+    storage = _CountedStorage()
+    app = _app(storage)
+    menu(app, "battle")
+    new_game = journal_kinds(app)
+    assert new_game[0] == "new_game" and new_game.count("set") >= 3, new_game
+    assert storage.appends == [len(new_game)], storage.appends
+    menu(app, "free")
+    del storage.appends[:]
+    press(app, OK)
+    assert storage.appends == [1], storage.appends  # a roll: one line, one append
+    before = journal_kinds(app)
+    storage.fail = True
+    del storage.appends[:]
+    menu(app, "battle")  # a new game again: its lines fail together, then go one by one
+    assert not storage.fail and storage.appends == [1] * len(new_game), storage.appends
+    kinds = journal_kinds(app)
+    from dicepod import journal as journal_module
+
+    seqs = [
+        journal_module.decode(line)[0][0]
+        for seg in storage.segments()
+        for line in storage.lines(seg)
+        if line[:1].isdigit()
+    ]
+    assert seqs == list(range(1, len(seqs) + 1))  # every seq once, in order
+    assert kinds == before + new_game, kinds[len(before) :]
+    assert app.session.game is not None and top(app) != "CrashScreen"
+
+
 def test_a_move_is_journaled_right_after_its_frame():
     # The roll's frame is sent first, then its line is appended (the append no longer
     # delays the frame); on a flash with no room left for it the game goes back to what the
