@@ -229,16 +229,27 @@ class App:
                     usb.resend(seq)
                 if notices:
                     session.toast(notices[1] if len(notices) > 1 else notices[0])
-            elif self.scrub_at >= 0 and (usb is None or not usb.busy()):
-                # Damage in an older journal segment is found, mended and marked before the
-                # PC asks for it: one segment after each quiet while (Session.scrub).
+            elif (self.scrub_at >= 0 or ram.RESIDENT and session.game is not None) and (
+                usb is None or not usb.busy()
+            ):
+                # Quiet whiles' work, one step after each: the game in progress saved whole
+                # when enough was played since (a power-on then folds only what came after
+                # it: dicepod.resume, on dicepod's own build), else the next older journal
+                # segment checked, damage found, mended and marked before the PC asks for it
+                # (Session.scrub).
                 self.quiet += dt_ms
                 if self.quiet >= _SCRUB_QUIET_MS:
                     self.quiet = 0
-                    seq = session.journal.seq
-                    self.scrub_at = session.scrub(self.scrub_at) or -1
-                    if usb is not None and session.journal.seq > seq:
-                        usb.resend(seq)  # the breaks' lost events
+                    if ram.RESIDENT and session.game is not None:
+                        from dicepod import resume
+
+                        if resume.write(session):
+                            return
+                    if self.scrub_at >= 0:
+                        seq = session.journal.seq
+                        self.scrub_at = session.scrub(self.scrub_at) or -1
+                        if usb is not None and session.journal.seq > seq:
+                            usb.resend(seq)  # the breaks' lost events
         except Exception as exc:  # the one top-level handler: journal, screen, restart
             self.crash(exc)
 

@@ -244,8 +244,16 @@ class Session:
         last_kind = last_event = None
         game = None
         back = None  # the game one event behind (last_event not in it)
+        events = None
+        if not undo and ram.RESIDENT:  # the game saved in a quiet while, and what came after
+            from dicepod import resume
+
+            found = resume.load(self)
+            if found is not None:
+                self.mode, game, events, moves, trailing, last_kind, last_event = found
+                self.game = game
         try:
-            for event in self.journal.game_events():
+            for event in self.journal.game_events() if events is None else events:
                 kind = event[0]
                 if kind == "new_game":
                     try:

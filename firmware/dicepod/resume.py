@@ -1,0 +1,219 @@
+"""Resume the game in progress from a checkpoint: the game saved whole in a quiet while (the
+side file "game"), so that a power-on folds only the events after it, not the whole game, and
+boots in a time flat in the game's length.
+
+The journal stays the truth: a checkpoint is used only when it names the journal, the game,
+the undos and the line after it as they are on the flash (its seq and the chain hash that
+line follows), and its own checksum is right; anything else, a torn write included, is passed
+over and the game is folded from its first event. An undo made after the checkpoint folds
+from the start (it may reach behind it), and so does the first undo after a power-on
+(Session.undo has no game one event behind then).
+
+Its state is the game's attributes that differ from a new game's of the same rules, as JSON:
+numbers, strings, True/False/None and lists as they are; a tuple as {"t": [...]}, a bytearray
+as {"a": "hex"}, bytes as {"y": "hex"}; an object the rules made (a Bag, a Deck, the
+Settings) as {"o": {...}} of its own attributes, into the new game's object of that name. A
+value of any other kind, or a state that does not read back to itself, makes no checkpoint.
+
+Used on dicepod's own build only (dicepod.ram.RESIDENT: the code in flash): the stock build's
+interned names fill its pools (tests/test_pico_sessions.py), and this module's would need more.
+"""
+
+import binascii
+import json
+
+from micropython import const
+
+from dicepod import ram
+from dicepod.journal import crc_tail, decode, game_event
+from dicepod.settings import Settings
+
+NAME = "game"  # the side file
+EVERY = const(40)  # a checkpoint is due this many of the game's events after the last (and
+# is written after a quiet while without a press, App.tick)
+
+
+def _enc(value):
+    t = type(value)
+    if t is tuple:
+        return {"t": [_enc(v) for v in value]}
+    if t is list:
+        return [_enc(v) for v in value]
+    if t is bytearray:
+        return {"a": binascii.hexlify(value).decode()}
+    if t is bytes:
+        return {"y": binascii.hexlify(value).decode()}
+    if value is None or t is bool or t is int or t is str:
+        return value
+    raise ValueError("cannot save %s" % t.__name__)
+
+
+def decoded(data):
+    if type(data) is list:
+        return [decoded(v) for v in data]
+    if type(data) is dict:
+        if "t" in data:
+            return tuple([decoded(v) for v in data["t"]])
+        if "a" in data:
+            return bytearray(binascii.unhexlify(data["a"]))
+        return bytes(binascii.unhexlify(data["y"]))
+    return data
+
+
+def pack(obj, fresh):
+    """The attributes of obj that differ from fresh's (an object of the same class, as made
+    new), as JSON values (see the module docstring)."""
+    out = {}
+    for key in obj.__dict__:
+        value = obj.__dict__[key]
+        was = fresh.__dict__.get(key)
+        if value is was:
+            continue
+        if hasattr(value, "__dict__") and type(was) is type(value):
+            inner = pack(value, was)
+            if inner:
+                out[key] = {"o": inner}
+        elif not (type(was) is type(value) and was == value):
+            out[key] = _enc(value)
+    return out
+
+
+def restore(obj, data):
+    """Set obj's attributes from pack()'s data (obj: an object of the same class, new)."""
+    for key in data:
+        value = data[key]
+        if type(value) is dict and "o" in value:
+            restore(getattr(obj, key), value["o"])
+        else:
+            setattr(obj, key, decoded(value))
+
+
+def _new(game):
+    return type(game)(Settings(game.settings.specs))
+
+
+def write(session):
+    """Write the checkpoint of session's game when one is due (EVERY events since the last,
+    every line on the flash); return False when none was written (none due, no game, a state
+    it cannot save, a flash that could not take it)."""
+    game = session.game
+    journal = session.journal
+    if game is None or session.pending or journal.pending or not journal.seg:
+        return False
+    last = getattr(session, "saved", None)  # (game, undos, events) of the last checkpoint
+    length = journal.game_length
+    if last is not None and last[0] == journal.game and last[1] == journal.game_undos:
+        if length - last[2] < EVERY:
+            return False
+    elif length < EVERY:
+        return False
+    try:
+        state = pack(game, _new(game))
+        copy = _new(game)
+        restore(copy, state)
+        if pack(copy, _new(game)) != state:  # it must read back to itself
+            return False
+        text = json.dumps(
+            {"k": session.last_kind, "e": _enc(session.last_event), "g": state}
+        ).encode()
+    except (ValueError, TypeError, AttributeError, MemoryError):
+        return False
+    head = (
+        "%s %d %d %s %d %d %d %d %d %d %s\n"
+        % (
+            journal.id,
+            journal.seq,
+            journal.game,
+            journal.prev,
+            journal.seg,
+            journal.seg_size,
+            length,
+            journal.game_undos,
+            session.moves,
+            session.trailing,
+            session.mode,
+        )
+    ).encode()
+    body = head + text
+    try:
+        journal.storage.write(NAME, [body, crc_tail(body)])
+    except OSError:
+        return False
+    session.saved = (journal.game, journal.game_undos, length)
+    return True
+
+
+def load(session):
+    """The game in progress from the checkpoint when it agrees with the journal (see the
+    module docstring): (mode, game, its events after the checkpoint, moves, trailing, last
+    kind, last event) for Session.refold to go on from; None: fold the game from its first
+    event."""
+    journal = session.journal
+    try:
+        data = b"".join(list(journal.storage.lines(NAME)))
+        cut = data.rfind(b" ")
+        if cut < 0 or crc_tail(data[:cut]) != data[cut:]:
+            return None
+        end = data.find(b"\n")
+        fields = data[:end].decode().split(" ")
+        seq = int(fields[1])
+        seg = int(fields[4])
+        offset = int(fields[5])
+        length = int(fields[6])
+        if (
+            fields[0] != journal.id
+            or int(fields[2]) != journal.game
+            or int(fields[7]) != journal.game_undos
+            or length > journal.game_length
+            or seq > journal.seq
+        ):
+            return None
+        prev = fields[3]
+        if seq == journal.seq:
+            if prev != journal.prev:
+                return None
+        else:  # the line after it follows it on the flash
+            for line in journal.storage.lines(seg, offset):
+                after = decode(line)[0]  # (seq, game, ms, event, prev)
+                if after[0] != seq + 1 or after[4] != prev:
+                    return None
+                break
+            else:
+                return None
+        saved = json.loads(data[end + 1 : cut])
+        module = ram.load(fields[10])  # its screens' code too
+        game = module.Game(Settings(module.SETTINGS))
+        restore(game, saved["g"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError, ImportError):
+        return None
+    session.saved = (journal.game, journal.game_undos, length)
+    events = _events_after(journal, seg, offset, journal.game_length - length)
+    return (
+        fields[10],
+        game,
+        events,
+        int(fields[8]),
+        int(fields[9]),
+        saved["k"],
+        decoded(saved["e"]),
+    )
+
+
+def _events_after(journal, seg, offset, limit):
+    """The current game's events from byte offset of segment seg (the checkpoint's end), at
+    most limit of them (as the journal's fold reads them: damaged lines left out)."""
+    n = 0
+    current = journal.game
+    if limit <= 0:
+        return
+    for _seg, _offset, line in journal.lines(0, seg, offset):
+        try:
+            game, event = game_event(line)
+        except ValueError:
+            continue
+        if game != current:
+            continue
+        yield event
+        n += 1
+        if n >= limit:
+            return

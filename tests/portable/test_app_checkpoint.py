@@ -1,0 +1,164 @@
+"""The game in progress saved in a quiet while (dicepod.resume): every mode's state reads back
+to itself; a power-on folds only the events after the checkpoint and shows the very pixels and
+game a fold from the first event gives; a checkpoint that does not agree with the journal (a
+torn or changed file, an undo past it, another game) is passed over. Portable (plain asserts):
+CPython and MicroPython."""
+
+import json
+
+import app_sessions
+from app_board import BACK, OK, Board, hold, idle, menu, press, screen_bytes, top
+from checks import skip
+
+from dicepod import ram, replay, resume
+from dicepod.app import App
+
+
+def _new(game):
+    from dicepod.settings import Settings
+
+    return type(game)(Settings(game.settings.specs))
+
+
+def _state(game):
+    """A game's state as resume.pack gives it (what differs from a new game's)."""
+    return resume.pack(game, _new(game))
+
+
+def test_every_modes_state_reads_back_to_itself():
+    # At every screen worth a picture of every mode's session: packed, through JSON, restored
+    # into a new game, packed again: the same.
+    checked = {}
+
+    def run(app, _snap):
+        def snap(_name):
+            game = app.session.game
+            if game is None:
+                return
+            state = _state(game)
+            copy = _new(game)
+            resume.restore(copy, json.loads(json.dumps(state)))
+            assert _state(copy) == state, (app.session.mode, state, _state(copy))
+            checked[app.session.mode] = checked.get(app.session.mode, 0) + 1
+
+        app_sessions.every_mode(app, snap)
+
+    app_sessions.run_recorded(run)
+    for mode in ("free", "battle", "tests", "tyranid", "orks"):
+        assert checked.get(mode, 0) >= 3, checked
+
+
+class _Counted:
+    """replay.step counted: how many events a fold steps."""
+
+    def __init__(self):
+        self.step = replay.step
+        self.n = 0
+
+    def __enter__(self):
+        def counted(game, event):
+            self.n += 1
+            return self.step(game, event)
+
+        replay.step = counted
+        return self
+
+    def __exit__(self, *exc):
+        replay.step = self.step
+
+
+def _played(storage, presses):
+    """A Free roll game of presses rolls on an app with the code 'in flash' (ram.RESIDENT,
+    where checkpoints are made); returns the app."""
+    app = App(Board(storage=storage, seed=5))
+    app.start()
+    menu(app, "free")
+    for _ in range(presses):
+        press(app, OK)
+    return app
+
+
+def _reset(app):
+    """A power cycle: a new App on the same storage (and seed)."""
+    import gc
+
+    storage = app.board.storage
+    del app.stack[:]
+    app.session.game = None
+    gc.collect()
+    again = App(Board(storage=storage, seed=5))
+    with _Counted() as steps:
+        again.start()
+    return again, steps.n
+
+
+def _full_fold(app):
+    """The game as a fold from its first event gives it (an undo's fold: no checkpoint)."""
+    session = app.session
+    session.refold(True)
+    return _state(session.game)
+
+
+def test_a_power_on_folds_only_the_events_after_the_checkpoint():
+    import sys
+
+    from app_board import LineStorage
+
+    if sys.implementation.name == "micropython":
+        skip(
+            "every mode's code resident (where checkpoints are made) is over the 64-bit unix"
+            " port's heap: tests/test_pico_resume.py plays it on the emulated Pico"
+        )
+
+    resident = ram.RESIDENT
+    ram.RESIDENT = True
+    try:
+        storage = LineStorage()
+        app = _played(storage, 60)
+        length = app.session.journal.game_length
+        assert length >= resume.EVERY, length
+        assert storage.size(resume.NAME) == 0  # none yet: no quiet while
+        idle(app, 11000 // 20)  # quiet whiles: the scrub's, then the checkpoint's
+        assert storage.size(resume.NAME) > 0
+        assert app.session.saved == (app.session.journal.game, 0, length)
+        saved = b"".join(storage.lines(resume.NAME))
+        for _ in range(4):  # events after it (the first press may only wake the display)
+            press(app, OK)
+        after = app.session.journal.game_length - length
+        assert after >= 2, after
+        screen = screen_bytes(app)
+        state = _state(app.session.game)
+        name = top(app)
+        app, steps = _reset(app)
+        assert top(app) == name and screen_bytes(app) == screen
+        assert _state(app.session.game) == state
+        assert steps <= after, (steps, after, length)  # not the whole game again
+        assert _full_fold(app) == state
+
+        # One that does not agree is passed over: a changed byte (the checksum), a torn file,
+        # another journal's; then an undo past it; then another game.
+        cases = [
+            saved[:40] + (b"9" if saved[40:41] != b"9" else b"8") + saved[41:],
+            saved[: len(saved) // 2],
+            saved.replace(app.session.journal.id.encode(), b"0" * 16, 1),
+        ]
+        for bad in cases:
+            storage.write(resume.NAME, bad)
+            app, steps = _reset(app)
+            assert _state(app.session.game) == state
+            assert steps >= app.session.journal.game_length - 2, steps  # from the start
+        storage.write(resume.NAME, saved)
+        app, steps = _reset(app)
+        assert steps <= after and _state(app.session.game) == state
+        hold(app, BACK)  # an undo: the checkpoint is behind an undo from now on
+        assert app.toast.startswith("Undone")
+        hold(app, BACK)
+        undone = _state(app.session.game)
+        app, steps = _reset(app)
+        assert _state(app.session.game) == undone
+        assert steps >= app.session.journal.game_length - 4, steps
+        menu(app, "battle")  # a new game: the old game's checkpoint is not this game's
+        app, steps = _reset(app)
+        assert app.session.mode == "battle" and app.session.moves == 0
+    finally:
+        ram.RESIDENT = resident
