@@ -10,7 +10,9 @@ deployed): power-up to the first frame on the display, with the journal's segmen
 written on its flash before it boots (made by the firmware's own journal code on CPython):
 empty; 10,000 events and a full flash, each with a game of 100 events in progress; and a
 full flash with a game of 300 in progress (the fold of the game in progress is the part of
-the boot that grows: with its length, not with the history).
+the boot that grows: with its length, not with the history), and that again with the game's
+checkpoint on the flash (dicepod.resume: what a quiet while after a boot writes on dicepod's
+build, which then folds only the events after it).
 pico_boot_ms(events) is what tools/bench_pico.py calls for its boot figures.
 """
 
@@ -30,17 +32,40 @@ FULL_BYTES = 950_000
 # game in progress is folded at boot (its every event read and played through its rules), so
 # its length is the same in the history's cases; the last line shows a longer one.
 BOOTS = (
-    ("empty", 0, None, 0),
-    ("10000 events", 10_000, None, 100),
-    ("full flash", None, FULL_BYTES, 100),
-    ("full flash, game of 300", None, FULL_BYTES, 300),
+    ("empty", 0, None, 0, False),
+    ("10000 events", 10_000, None, 100, False),
+    ("full flash", None, FULL_BYTES, 100, False),
+    ("full flash, game of 300", None, FULL_BYTES, 300, False),
+    ("full flash, game of 300 saved", None, FULL_BYTES, 300, True),
 )
 
 
-def journal_files(events=None, full_bytes=None, per_game=300, current=100):
+def _saved(storage):
+    """The game in progress's checkpoint (dicepod.resume's side file) as a quiet while after
+    a boot on dicepod's build writes it, made by the firmware's code on CPython."""
+    sys.path.insert(0, str(ROOT / "tests" / "portable"))
+    from app_board import Board
+
+    from dicepod import ram, resume
+    from dicepod.app import App
+
+    was = ram.RESIDENT
+    ram.RESIDENT = True
+    try:
+        app = App(Board(storage=storage))
+        app.start()
+        if not resume.write(app.session):
+            raise SystemExit("bench_journal: no checkpoint was written")
+    finally:
+        ram.RESIDENT = was
+    return storage.side(resume.NAME)
+
+
+def journal_files(events=None, full_bytes=None, per_game=300, current=100, saved=False):
     """Return ({"journal/<first seq>": bytes, "journal/ack": ...}, events) for a journal of
     events (or of about full_bytes), written by dicepod.journal on CPython: games of free
-    rolls of per_game events, the last one (in progress) of current events."""
+    rolls of per_game events, the last one (in progress) of current events (saved: and its
+    checkpoint, "journal/game")."""
     from dicepod import journal
     from dicepod.drivers.memstorage import MemoryStorage
 
@@ -64,16 +89,19 @@ def journal_files(events=None, full_bytes=None, per_game=300, current=100):
     ack = storage.side("ack")  # (the side file naming the last segment, as the device has it)
     if ack is not None:
         files["journal/ack"] = ack
+    if saved:
+        files["journal/game"] = _saved(storage)
     return files, n
 
 
-def pico_boot_ms(events=None, full_bytes=None, current=100, firmware="stock"):
-    """Boot the emulated Pico with that journal (the game in progress of current events);
-    return (emulated ms to the first frame, events, segment files)."""
+def pico_boot_ms(events=None, full_bytes=None, current=100, firmware="stock", saved=False, **kw):
+    """Boot the emulated Pico with that journal (the game in progress of current events,
+    saved: with its checkpoint; kw: Pico's, as timing=); return (emulated ms to the first
+    frame, events, segment files)."""
     from dicepod_host.pico import Pico
 
-    files, n = journal_files(events, full_bytes, current=current)
-    with Pico(files=files, firmware=firmware) as pico:
+    files, n = journal_files(events, full_bytes, current=current, saved=saved)
+    with Pico(files=files, firmware=firmware, **kw) as pico:
         ms = pico.run_until_frame(max_ms=20_000)
     return ms, n, len([k for k in files if k[8:].isdigit()])
 
@@ -93,9 +121,9 @@ def unix_boot():
 
 def main(argv):
     if "--pico" in argv:
-        for name, events, full, current in BOOTS:
+        for name, events, full, current, saved in BOOTS:
             try:
-                ms, n, segs = pico_boot_ms(events, full, current)
+                ms, n, segs = pico_boot_ms(events, full, current, saved=saved)
             except Exception as err:  # no UF2 here, or the emulator failed: say so, go on
                 print("pico boot, %-24s: not measured (%s)" % (name, err))
                 continue

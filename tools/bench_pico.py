@@ -82,11 +82,18 @@ def bench_boot():
     # own journal code on CPython (tools/bench_journal.py).
     from bench_journal import BOOTS, pico_boot_ms
 
-    print("boot: power-on to the last I2C byte of the first frame (emulated ms; goal <= 1000)")
-    for name, events, full, current in BOOTS:
-        ms, n, segs = pico_boot_ms(events, full, current, FIRMWARE)
-        print("  journal %-24s: %7.1f ms (%d events, %d segments)" % (name, ms, n, segs),
+    title = (
+        "boot on the emulated Pico (%s, timing %s): power-on to the last I2C byte of the first"
+        " frame, emulated ms (goal <= 1000)" % (FIRMWARE, TIMING or _pico.default_timing())
+    )
+    print(title)
+    lines = [title + ".", "", "| journal | ms | events | segments |", "|---|---|---|---|"]
+    for name, events, full, current, saved in BOOTS:
+        ms, n, segs = pico_boot_ms(events, full, current, FIRMWARE, saved, timing=TIMING)
+        print("  journal %-30s: %7.1f ms (%d events, %d segments)" % (name, ms, n, segs),
               flush=True)  # fmt: skip
+        lines.append("| %s | %.1f | %d | %d |" % (name, ms, n, segs))
+    return lines
 
 
 def _burst_end(data):
@@ -656,7 +663,10 @@ def main(argv):
     )
     rec = ps.record(modes, resident=FIRMWARE == "dicepod", **options)
     if "boot" not in skip:
-        bench_boot()
+        lines = bench_boot()
+        from measurements import record
+
+        record("bench_pico boot (%s)" % FIRMWARE, lines)
     if "idle" not in skip:
         bench_idle()
     if "ram" not in skip:
