@@ -1,16 +1,21 @@
-"""The main loop's sleep on a Pico: longer pauses while nothing happens.
+"""The main loop's sleep on a Pico: cut short by a button, longer while nothing happens.
 
 Driver (shell code). board.make() (the real clock only) wraps the board's sleep_ms and the
-display's show: after a loop pass that sent nothing to the display, with no button held and
+display's show. The loop's sleep between passes goes in steps of 3 ms and ends a step after a
+button's edge (a press its IRQ latched, or, while a button is held, a pin that differs from
+the buttons' debounced state: a release), so the pass that answers a press starts within a few
+ms of the finger, not up to a whole period later (UP and DOWN act on the press, OK and BACK on
+the release). After a loop pass that sent nothing to the display, with no button held and
 nothing for the USB link to do (no line queued, no byte from the PC waiting) and no tune
-sounding (its notes are timed by the ticks), the sleep goes
-on in steps of the loop's period for up to `pause_ms`, reading the buttons' pins between
-steps (and the edges their IRQ latched: a tap shorter than a step). A press is still seen
-within one period
-(the app then gets the whole time slept as its tick's dt); an idle screen costs one App.tick
-per pause_ms instead of one per period, so the CPU sleeps most of an idle screen's time
+sounding (its notes are timed by the ticks), the sleep goes on for up to `pause_ms` (the app
+then gets the whole time slept as its tick's dt); an idle screen costs one App.tick per
+pause_ms instead of one per period, so the CPU sleeps most of an idle screen's time
 (tools/bench_pico.py measures it).
 """
+
+from micropython import const
+
+_STEP_MS = const(3)  # a press is seen this long after its edge at most, plus the same to settle
 
 
 def install(board, sleep, pause_ms=100):
@@ -24,22 +29,30 @@ def install(board, sleep, pause_ms=100):
         return show()
 
     def sleep_ms(ms):
-        sleep(ms)
         keys = board.buttons
-        usb = board.usb
-        beeper = board.beeper
-        if (
-            shows[0] != shows[1]
-            or keys.state
-            or (usb is not None and usb.busy())
-            or (beeper is not None and beeper.left_ms > 0)
-        ):
-            shows[1] = shows[0]
-            return
-        slept = ms
-        while slept < pause_ms and not (keys.read() or keys.latched()):
-            sleep(ms)
-            slept += ms
+        slept = 0
+        limit = ms
+        while True:
+            sleep(_STEP_MS)
+            slept += _STEP_MS
+            if keys.latched() or keys.state and keys.read() != keys.state:
+                sleep(_STEP_MS)  # (the contacts settle: the pass reads them after their bounce)
+                return
+            if slept < limit:
+                continue
+            if limit != ms:  # the pause is over
+                return
+            usb = board.usb
+            beeper = board.beeper
+            if (
+                shows[0] != shows[1]
+                or keys.state
+                or (usb is not None and usb.busy())
+                or (beeper is not None and beeper.left_ms > 0)
+            ):
+                shows[1] = shows[0]
+                return
+            limit = pause_ms
 
     display.show = counting_show
     board.sleep_ms = sleep_ms
