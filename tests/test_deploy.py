@@ -255,7 +255,7 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
     the partition and the old ones on the file system go; deploying again finds the partition
     up to date."""
     from app_board import Board, LineStorage, press
-    from pico_support import diff_image, need_pico
+    from pico_support import UNTIMED, diff_image, need_pico
 
     from dicepod.app import App
     from dicepod_host.cli import main
@@ -288,7 +288,7 @@ def test_deploy_onto_the_emulated_pico_then_a_power_cycle_boots_the_app(
     real_deploy = deploy.deploy
     monkeypatch.setattr(deploy, "deploy", lambda port, **kw: real_deploy(port, timeout=120, **kw))
     expected = deploy.compile_tree(deploy.firmware_root(), tmp_path / "build", lambda t: 0)
-    with Pico(flash=str(image), deploy=False, files=old, firmware=firmware) as pico:
+    with Pico(flash=str(image), deploy=False, files=old, firmware=firmware, timing=UNTIMED) as pico:
         with pico.running(realtime=True):
             code = main(["deploy", "--port", pico.usb_port])
             printed = capsys.readouterr()

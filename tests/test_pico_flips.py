@@ -18,11 +18,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from pico_support import need_pico
+from pico_support import UNTIMED, need_pico
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 import bench_flips_pico as flips  # noqa: E402
+
+flips.TIMING = UNTIMED  # what a flip leaves, not how long its boot takes
 
 EVENTS = 200  # two segments: an older one and the current one
 FIRMWARE = "dicepod"  # the build a dicepod ships with (its app runs whatever LittleFS holds)

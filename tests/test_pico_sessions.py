@@ -31,7 +31,14 @@ from pico_sessions import (
     record,
     scratch,
 )
-from pico_support import diff_image, need_pico, play_checked, start_logger, stop_logger
+from pico_support import (
+    UNTIMED,
+    diff_image,
+    need_pico,
+    play_checked,
+    start_logger,
+    stop_logger,
+)
 
 from dicepod import journal as journal_module
 
@@ -69,7 +76,7 @@ def _every_mode_within(firmware):
 
     rec = record(EVERY_MODE, resident=firmware == "dicepod", **QUICK)
     files = lockstep_files(measure=True)
-    with Pico(files=files, usb="events", firmware=firmware) as pico:
+    with Pico(files=files, usb="events", firmware=firmware, timing=UNTIMED) as pico:
         player = Player(pico)
         player.boot()
         _free, _low, start = scratch(pico)

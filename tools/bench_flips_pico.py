@@ -38,6 +38,7 @@ for _sub in ("tests", "tests/portable", "tools", "host", "firmware"):
 REGIONS = ("metadata", "segments", "settings")
 DEV = "e6614c311b7a2f48"
 EVENTS = 400  # journal events written on the host (three segments)
+TIMING = None  # the emulated chip's (None: its default; the suite's test sets "ideal")
 SETTINGS = b'{"device.bright":180,"device.dim_s":0,"device.off_s":0,"device.volume":1}\n'
 
 
@@ -62,7 +63,7 @@ def base_image(folder, firmware="stock", events=EVENTS):
     files["settings.json"] = SETTINGS
     path = Path(folder) / ("base-%s.img" % firmware)
     pico_module.build_flash(path, files=files, firmware=firmware)
-    with pico_module.Pico(flash=str(path), firmware=firmware, device_id=DEV) as pico:
+    with pico_module.Pico(flash=str(path), firmware=firmware, device_id=DEV, timing=TIMING) as pico:
         pico.run_until_frame(max_ms=15_000)
         for _ in range(2):
             pico.tap("OK")
@@ -227,7 +228,9 @@ def trial(rng, base, jid, events, region, folder, firmware="stock", spans=None, 
         db.unlink()
     notices = {_title_page("Notice"), _title_page("CRASH: restarted")}
     clock = [time.monotonic()]
-    with pico_module.Pico(flash=str(image), firmware=firmware, device_id=DEV) as pico:
+    with pico_module.Pico(
+        flash=str(image), firmware=firmware, device_id=DEV, timing=TIMING
+    ) as pico:
         try:
             pico.run_until_frame(max_ms=15_000)
             out["frame"] = True
