@@ -297,7 +297,7 @@ def test_power_cuts_while_a_full_flash_rotates_and_prunes(tmp_path):
 
     need_pico()
     from pico_sessions import Player, lockstep_files
-    from pico_support import diff_image
+    from pico_support import UNTIMED, diff_image
 
     from dicepod_host import pico as pico_module
 
@@ -326,7 +326,9 @@ def test_power_cuts_while_a_full_flash_rotates_and_prunes(tmp_path):
         """A fresh chip on a copy of the full flash: boot, the roll (the power cut armed after
         `cut` flash operations of it, if any). Returns (pico, player, operations done)."""
         shutil.copyfile(image0, image)
-        pico = pico_module.Pico(flash=str(image), usb="events")
+        # (what the cuts leave, not how long the flash takes: tests/test_pico_sessions.py's
+        # power cut mid-game runs on the chip's timing)
+        pico = pico_module.Pico(flash=str(image), usb="events", timing=UNTIMED)
         player = Player(pico)
         player.boot()
         assert pico.frame() == screen

@@ -141,7 +141,7 @@ def test_the_battle_session_at_the_pins_logged_by_dicepod_log_exactly_once(tmp_p
 
     rec = record(("battle",), games=1)
     db = tmp_path / "log.db"
-    with Pico(files=lockstep_files()) as pico:
+    with Pico(files=lockstep_files(), timing=UNTIMED) as pico:
         with start_logger(pico.usb_port, db) as logger:
             player, _end = _play(pico, rec, "battle")
             journal, _settings = journal_of(pico)
