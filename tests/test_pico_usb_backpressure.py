@@ -54,11 +54,15 @@ def _seq(wire):
 
 
 def _slow_read(fd, until, idle):
-    """Read fd 256 bytes at a time, 25 ms between reads, until until comes or nothing has for
-    idle seconds; return the bytes."""
+    """Read fd 256 bytes at a time, 25 ms between reads, until the line holding until has come
+    whole (its newline: a read can end inside it) or nothing has for idle seconds; return the
+    bytes."""
     got = b""
     last = time.monotonic()
-    while until not in got and time.monotonic() - last < idle:
+    while time.monotonic() - last < idle:
+        at = got.find(until)
+        if at >= 0 and got.find(b"\n", at) >= 0:
+            break
         try:
             got += os.read(fd, 256)
             last = time.monotonic()
