@@ -482,18 +482,22 @@ class Journal:
                         last = following - 1
             name = following
 
-    def _game_entries(self, limit):
-        """Iterate the current game's events (raw, at most limit of them)."""
-        if not self.game_seg or not limit:
+    def _game_entries(self, limit, seg=0, start=0):
+        """Iterate the current game's events (raw, at most limit of them) from its first line,
+        or from byte offset start of segment seg (dicepod.resume: after a checkpoint)."""
+        if not seg:
+            seg = self.game_seg
+            start = self.game_start
+        if not seg or limit <= 0:
             return
         n = 0
         current = self.game
-        for seg, _offset, line in self.lines(0, self.game_seg, self.game_start):
+        for name, _offset, line in self.lines(0, seg, start):
             try:
                 game, event = game_event(line)
             except ValueError:
-                if seg != self.seg and line[:1] != b"!":
-                    self.bad = seg  # damage in an older segment (journalfix.check mends it)
+                if name != self.seg and line[:1] != b"!":
+                    self.bad = name  # damage in an older segment (journalfix.check mends it)
                 continue
             if game != current:
                 continue

@@ -25,7 +25,7 @@ import json
 from micropython import const
 
 from dicepod import ram
-from dicepod.journal import crc_tail, decode, game_event
+from dicepod.journal import crc_tail, decode
 from dicepod.settings import Settings
 
 NAME = "game"  # the side file
@@ -108,10 +108,11 @@ def write(session):
     elif length < EVERY:
         return False
     try:
-        state = pack(game, _new(game))
+        fresh = _new(game)  # (pack reads it, never changes it)
+        state = pack(game, fresh)
         copy = _new(game)
         restore(copy, state)
-        if pack(copy, _new(game)) != state:  # it must read back to itself
+        if pack(copy, fresh) != state:  # it must read back to itself
             return False
         text = json.dumps(
             {"k": session.last_kind, "e": _enc(session.last_event), "g": state}
@@ -150,7 +151,7 @@ def load(session):
     event."""
     journal = session.journal
     try:
-        data = b"".join(list(journal.storage.lines(NAME)))
+        data = b"".join(journal.storage.lines(NAME))
         cut = data.rfind(b" ")
         if cut < 0 or crc_tail(data[:cut]) != data[cut:]:
             return None
@@ -187,7 +188,8 @@ def load(session):
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError, ImportError):
         return None
     session.saved = (journal.game, journal.game_undos, length)
-    events = _events_after(journal, seg, offset, journal.game_length - length)
+    # (the journal's own reading of the game's lines: damaged ones left out)
+    events = journal._game_entries(journal.game_length - length, seg, offset)
     return (
         fields[10],
         game,
@@ -197,23 +199,3 @@ def load(session):
         saved["k"],
         decoded(saved["e"]),
     )
-
-
-def _events_after(journal, seg, offset, limit):
-    """The current game's events from byte offset of segment seg (the checkpoint's end), at
-    most limit of them (as the journal's fold reads them: damaged lines left out)."""
-    n = 0
-    current = journal.game
-    if limit <= 0:
-        return
-    for _seg, _offset, line in journal.lines(0, seg, offset):
-        try:
-            game, event = game_event(line)
-        except ValueError:
-            continue
-        if game != current:
-            continue
-        yield event
-        n += 1
-        if n >= limit:
-            return
