@@ -59,3 +59,30 @@ def test_a_new_screen_costs_no_more_bus_time_than_one_full_frame_write():
         writes = _frame_writes(board, up)
         assert sum(len(data) for data, _ns in writes) > 700  # (most of the screen changed)
         assert sum(ns for _data, ns in writes) <= all_ns, (all_ns, [len(d) for d, _ns in writes])
+
+
+def _rate_khz(data_ns, nbytes=1026):
+    """The SCL rate of a write of nbytes (9 clocks a byte: eight bits and the acknowledge)."""
+    return nbytes * 9 * 1e6 / data_ns
+
+
+@pytest.mark.timeout(300)
+def test_the_fast_bus_setting_sends_a_frame_in_under_half_the_time():
+    """Settings → Device → Display bus → 1 MHz: the frame goes at the rate an RP2040 makes of
+    1 MHz (its SCL counts, plus the rise through the module's pull-ups), where the default
+    runs the controllers' rated 400 kHz as about 356 kHz."""
+    need_pico()
+    frames = {}
+    for fast in (0, 1):
+        settings = b'{"device.fastbus":%d}\n' % fast
+        with pico_module.Pico(
+            firmware="dicepod", timing="typical", files={"settings.json": settings}
+        ) as board:
+            board.run_until_frame(max_ms=20_000)
+            boot = _whole(_frame_writes(board, 0))
+            assert boot is not None
+            frames[fast] = boot[0]
+    slow, fast = _rate_khz(frames[0]), _rate_khz(frames[1])
+    assert 330 < slow < 400, slow
+    assert 700 < fast < 1000, fast
+    assert frames[1] < frames[0] / 2, frames

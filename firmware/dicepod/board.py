@@ -26,7 +26,9 @@ into VSYS (pin 39). Buttons use the RP2040/RP2350 internal pull-ups (~50k).
 I2C_ID = 0  # GP4/GP5 are I2C0's SDA/SCL
 SDA = 4
 SCL = 5
-I2C_FREQ = 400_000  # fast mode (1 MHz works on most modules, not all)
+# The display bus by the device.fastbus setting: fast mode (the controllers' rating), or 1 MHz
+# (over the rating: most modules take it, not all; an RP2040 makes about 800 kHz of it).
+I2C_FREQ = (400_000, 1_000_000)
 OLED_ADDR = 0x3C  # most modules; 0x3D with the address jumper moved
 OLED_ADDR_ALT = 0x3D
 BUTTON_PINS = (10, 11, 12, 13)  # UP, DOWN, OK, BACK (bit order of dicepod.drivers.buttons)
@@ -150,13 +152,22 @@ def make(config=None, flash="", clock=None):
     from dicepod.drivers import beeper, buttons, display, power, rng, storage
 
     def oled(values):
-        i2c = machine.I2C(I2C_ID, scl=machine.Pin(SCL), sda=machine.Pin(SDA), freq=I2C_FREQ)
-        addr = OLED_ADDR
-        found = i2c.scan()
-        if OLED_ADDR not in found and OLED_ADDR_ALT in found:
-            addr = OLED_ADDR_ALT
-        rotate = 180 if values["device.rotate"] else 0
-        return display.make(values["device.display"], i2c, addr, rotate=rotate)
+        fast = values["device.fastbus"]
+        while True:
+            i2c = machine.I2C(
+                I2C_ID, scl=machine.Pin(SCL), sda=machine.Pin(SDA), freq=I2C_FREQ[fast]
+            )
+            addr = OLED_ADDR
+            found = i2c.scan()
+            if OLED_ADDR not in found and OLED_ADDR_ALT in found:
+                addr = OLED_ADDR_ALT
+            rotate = 180 if values["device.rotate"] else 0
+            try:
+                return display.make(values["device.display"], i2c, addr, rotate=rotate)
+            except OSError:
+                if not fast:
+                    raise
+                fast = 0  # the module did not answer at 1 MHz: its rated rate
 
     idle = clock is None
     if clock is None:
