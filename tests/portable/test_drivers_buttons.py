@@ -7,7 +7,7 @@ import gc
 
 from checks import skip
 
-from dicepod.drivers.buttons import BACK, DOWN, OK, UP, Buttons
+from dicepod.drivers.buttons import BACK, DOWN, LONG_SHIFT, OK, UP, Buttons
 
 try:
     import machine
@@ -355,3 +355,36 @@ def test_mute_swallows_one_press_until_release():
     b.mute()
     b.unmute()
     assert _run(b, [(BACK, 5), (0, 5)]) == [(60, BACK)]
+
+
+def test_a_hold_is_timed_from_the_latched_press_not_the_update():
+    """The finger went down 15 ms before the update that saw it: the hold is reported once
+    long_ms have passed since the finger (600 ms), not 600 ms after that update; so a
+    610 ms hold is a hold though no update came in its first 15 ms."""
+    pins, b, clock = _armed(60)
+    pins[2].drive(0)  # OK down: the IRQ latches it now
+    clock.ms += 15
+    assert b.update(15) == 0  # the press edge: nothing yet (OK has a long meaning)
+    events = 0
+    for _ in range(29):  # 15 + 29 * 20 = 595 ms since the finger
+        clock.ms += 20
+        events |= b.update(20)
+    assert events == 0
+    clock.ms += 10
+    assert b.update(10) == OK << LONG_SHIFT  # 605 ms since the finger: the hold
+    pins[2].release()
+    clock.ms += 5
+    assert b.update(5) == 0  # (the release after a hold reports nothing)
+
+
+def test_a_repeat_is_timed_from_the_latched_press():
+    pins, b, clock = _armed(64)
+    pins[1].drive(0)  # DOWN down, latched now
+    clock.ms += 12
+    assert b.update(12) == DOWN  # acts on the press
+    clock.ms += 380  # 392 ms since the finger: no repeat before 400
+    assert b.update(380) == 0
+    clock.ms += 10
+    assert b.update(10) == DOWN  # 402 ms
+    pins[1].release()
+    _idle(b, clock)

@@ -5,10 +5,12 @@ pressed buttons, from a test or the simulator) and returns a bitmask of new even
 does the short action first:
 
 - The buttons in `long_mask` (default OK|BACK) have a short and a long meaning. A press reports
-  nothing on its edge; a release before `long_ms` (default 600) reports the press bit (UP=1,
-  DOWN=2, OK=4, BACK=8: a tap, "the hold is ruled out"); holding to `long_ms` reports the long
-  bit (the same bit << 4: 16, 32, 64, 128) at that moment, while the finger is still down, so
-  the screen shows the hold took, and the release that follows reports nothing.
+  nothing on its edge; a release before `long_ms` (default 600, counted from the press's
+  latched edge where the pins are armed, else from the update that saw it) reports the press
+  bit (UP=1, DOWN=2, OK=4, BACK=8: a tap, "the hold is ruled out"); holding to `long_ms`
+  reports the long bit (the same bit << 4: 16, 32, 64, 128) at that moment, while the finger
+  is still down, so the screen shows the hold took, and the release that follows reports
+  nothing.
 - The other buttons (UP, DOWN) act on the press edge, in the same update that sees it (no added
   latency), and auto-repeat while held if in `repeat_mask` (default UP|DOWN): the press bit
   again after `repeat_delay_ms` (400) and then every `repeat_ms` (120); at most one repeat per
@@ -142,6 +144,12 @@ class Buttons:
                     events |= bit  # no long meaning: act on the press
                 if clock is not None:
                     self._taken_at[i] = clock.ticks_ms()
+                    if edges & bit:
+                        # held since its latched edge, the finger's press, not since this
+                        # update: a hold and a repeat are timed from the finger
+                        since = clock.ticks_diff(self._taken_at[i], self._latched_at[i])
+                        if 0 < since < self.long_ms:
+                            held[i] = since
             elif down and not (raw & bit):  # release edge
                 self.state &= ~bit
                 lock[i] = self.lockout_ms

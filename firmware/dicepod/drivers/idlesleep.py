@@ -2,13 +2,14 @@
 
 Driver (shell code). board.make() (the real clock only) wraps the board's sleep_ms and the
 display's show. The loop's sleep between passes goes in steps of 3 ms and ends a step after a
-button's edge (a press its IRQ latched, or, while a button is held, a pin that differs from
-the buttons' debounced state: a release), so the pass that answers a press starts within a few
-ms of the finger, not up to a whole period later (UP and DOWN act on the press, OK and BACK on
-the release). After a loop pass that sent nothing to the display, with no button held and
-nothing for the USB link to do (no line queued, no byte from the PC waiting) and no tune
-sounding (its notes are timed by the ticks), the sleep goes on for up to `pause_ms` (the app
-then gets the whole time slept as its tick's dt); an idle screen costs one App.tick per
+button's edge (a press its IRQ latched, or, while a button is held, a pin that differs from the
+buttons' debounced state: a release), so the pass that answers a press starts within a few ms of
+the finger, not up to a whole period later (UP and DOWN act on the press, OK and BACK on the
+release); while OK or BACK is held, it also ends at the hold's mark (Buttons.long_ms), so the
+pass that reports the hold runs then. After a loop pass that sent nothing to the display, with
+no button held and nothing for the USB link to do (no line queued, no byte from the PC waiting)
+and no tune sounding (its notes are timed by the ticks), the sleep goes on for up to `pause_ms`
+(the app then gets the whole time slept as its tick's dt); an idle screen costs one App.tick per
 pause_ms instead of one per period, so the CPU sleeps most of an idle screen's time
 (tools/bench_pico.py measures it).
 """
@@ -22,7 +23,7 @@ def install(board, sleep, pause_ms=100):
     """Replace board.sleep_ms (and wrap board.display.show) for the idle pause."""
     display = board.display
     show = display.show
-    shows = [0, 0]  # show() calls so far; the count at the previous sleep
+    shows = [0, 0, 0]  # show() calls so far; the count at the previous sleep; when it ended
 
     def counting_show():
         shows[0] += 1
@@ -32,16 +33,27 @@ def install(board, sleep, pause_ms=100):
         keys = board.buttons
         slept = 0
         limit = ms
+        due = 1 << 20  # a hold under way: its long_ms mark, when the pass that reports it runs
+        held = keys.holding()
+        if held:
+            # (the loop's pass began as the last sleep ended: its hold times count from there)
+            late = board.ticks_diff(board.ticks_ms(), shows[2])
+            for i in range(4):
+                if held >> i & 1:
+                    due = min(due, keys.long_ms - keys._held[i] + 1 - late)
         while True:
-            sleep(_STEP_MS)
-            slept += _STEP_MS
+            step = min(_STEP_MS, max(due - slept, 0))
+            sleep(step)
+            slept += step
             if keys.latched() or keys.state and keys.read() != keys.state:
                 sleep(_STEP_MS)  # (the contacts settle: the pass reads them after their bounce)
-                return
+                break
+            if slept >= due:
+                break
             if slept < limit:
                 continue
             if limit != ms:  # the pause is over
-                return
+                break
             usb = board.usb
             beeper = board.beeper
             if (
@@ -51,8 +63,9 @@ def install(board, sleep, pause_ms=100):
                 or (beeper is not None and beeper.left_ms > 0)
             ):
                 shows[1] = shows[0]
-                return
+                break
             limit = pause_ms
+        shows[2] = board.ticks_ms()
 
     display.show = counting_show
     board.sleep_ms = sleep_ms
