@@ -37,6 +37,9 @@ class _Keys:
     def update(self, dt_ms):
         return self.next
 
+    def latched(self):
+        return 0  # (no pins: the codes come from the journal)
+
 
 class _Board:
     def __init__(self, root, seed):
