@@ -34,6 +34,7 @@ def install(board, sleep, pause_ms=100):
         slept = 0
         limit = ms
         due = 1 << 20  # a hold under way: its long_ms mark, when the pass that reports it runs
+        step = _STEP_MS
         held = keys.holding()
         if held:
             # (the loop's pass began as the last sleep ended: its hold times count from there)
@@ -41,10 +42,11 @@ def install(board, sleep, pause_ms=100):
             for i in range(4):
                 if held >> i & 1:
                     due = min(due, keys.long_ms - keys._held[i] + 1 - late)
+            step = due % _STEP_MS or _STEP_MS if due > 0 else 0  # (the steps end at the mark)
         while True:
-            step = min(_STEP_MS, max(due - slept, 0))
             sleep(step)
             slept += step
+            step = _STEP_MS
             if keys.latched() or keys.state and keys.read() != keys.state:
                 sleep(_STEP_MS)  # (the contacts settle: the pass reads them after their bounce)
                 break
