@@ -6,7 +6,7 @@ is loaded already)."""
 
 from micropython import const
 
-from dicepod.journal import decode
+from dicepod.journal import game_event
 from dicepod.rules import modes
 from dicepod.settings import Settings
 from dicepod.ui.history import title
@@ -40,17 +40,18 @@ def events(journal, game):
 
 
 def _raw(journal, game):
-    """Iterate a listed game's raw events, from its new_game line to the next game."""
+    """Iterate a listed game's raw events, from its new_game line to the next game (read as
+    the game's fold reads them: journal.game_event, the checksum and the event, no more)."""
     for _seg, _offset, line in journal.lines(0, game[2], game[3]):
         try:
-            entry = decode(line)[0]
+            entry = game_event(line)
         except ValueError:
             continue
-        if entry[1] != game[0]:
-            if entry[1] > game[0]:
+        if entry[0] != game[0]:
+            if entry[0] > game[0]:
                 return
             continue
-        yield entry[3]
+        yield entry[1]
 
 
 def ago(game, boots, now):
