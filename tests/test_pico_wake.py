@@ -33,8 +33,8 @@ def test_a_press_is_answered_within_a_few_ms_at_any_phase():
             waits.append(_first_data_ms(board, down))
             board.run_ms(200)
         assert None not in waits, waits
-        # the sleep's step and the settling step (3 ms each), then the pass up to its first
-        # bytes (about 5 ms: it draws first); a whole period's sleep adds up to 20 ms
+        # the sleep's step (3 ms) and a ms to settle, then the pass up to its first bytes
+        # (about 5 ms: it draws first); a whole period's sleep adds up to 20 ms
         assert max(waits) < 13 and statistics.median(waits) < 11, waits
 
 

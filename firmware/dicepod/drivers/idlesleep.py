@@ -16,7 +16,7 @@ pause_ms instead of one per period, so the CPU sleeps most of an idle screen's t
 
 from micropython import const
 
-_STEP_MS = const(3)  # a press is seen this long after its edge at most, plus the same to settle
+_STEP_MS = const(3)  # a press is seen this long after its edge at most, plus 1 ms to settle
 
 
 def install(board, sleep, pause_ms=100):
@@ -48,7 +48,7 @@ def install(board, sleep, pause_ms=100):
             slept += step
             step = _STEP_MS
             if keys.latched() or keys.state and keys.read() != keys.state:
-                sleep(_STEP_MS)  # (the contacts settle: the pass reads them after their bounce)
+                sleep(1)  # (the contacts settle; a read inside a bounce is the driver's)
                 break
             if slept >= due:
                 break
