@@ -75,3 +75,46 @@ def test_a_hold_is_answered_at_its_mark():
         # the mark a few ms after the finger's (the pass that saw the press started the count),
         # then the pass that draws the mode; a whole period's sleep adds up to 20 ms
         assert max(waits) < 30 and statistics.median(waits) < 16, waits
+
+
+def _free_roll_games(games, rolls):
+    """Journal files of `games` free roll games of `rolls` rolls each (the last in progress),
+    written by the firmware's own journal code on CPython."""
+    from dicepod import journal
+    from dicepod.drivers.memstorage import MemoryStorage
+
+    storage = MemoryStorage()
+    log = journal.Journal(storage, lambda: "0123456789abcdef")
+    log.recover()
+    n = 0
+    for _game in range(games):
+        log.append(n * 10, ("new_game", ("free",)))
+        for i in range(rolls):
+            n += 1
+            log.append(n * 10, ("roll", (i % 6 + 1, 3)))
+    files = {"journal/%d" % seg: storage.segment(seg) for seg in storage.segments()}
+    files["journal/ack"] = storage.side("ack")
+    return files
+
+
+@pytest.mark.timeout(300)
+def test_a_press_while_a_long_games_page_is_built_is_answered_at_once():
+    """History → a game of 300 rolls: its page takes a few hundred ms behind the Loading...
+    band; BACK pressed meanwhile stops it (dicepod.ui.historypage), and the list is back
+    within a few ms of the press, not after the page."""
+    need_pico()
+    files = _free_roll_games(2, 300)
+    with pico_module.Pico(firmware="dicepod", timing="typical", files=files) as board:
+        board.run_until_frame(max_ms=20_000)
+        board.run_ms(1000)
+        for button in ("BACK", "DOWN", "OK"):  # from the game to the menu, its History row
+            board.tap(button, after_ms=400)
+        board.tap("DOWN", after_ms=400)  # #1 Free roll: 300 rolls
+        listed = board.frame()
+        down, up = board.press("OK", hold_ms=80)
+        board.run_ms((up - board.now_ns) / 1e6 + 30)  # the band is up: the page is being built
+        back, _up = board.press("BACK", hold_ms=80)
+        board.run_ms(600)
+        wait = _first_data_ms(board, back)
+        assert wait is not None and wait < 40, wait
+        assert board.frame() == listed  # the list, as it was; the press did nothing else

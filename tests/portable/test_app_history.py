@@ -204,3 +204,24 @@ def test_the_list_of_games_read_whole_or_line_by_line_is_the_split_lines():
             assert scan(journal) == expected, kind
     finally:
         journal.storage = storage
+
+
+def test_a_press_while_a_page_is_built_stops_it_and_does_nothing_else():
+    """A long game's page takes a while on a Pico, behind the Loading... band: a press the
+    pins' IRQ latched meanwhile stops it, the list comes back, and that press is swallowed."""
+    app = App(Board(seed=11))
+    app.start()
+    free_session(app, runs=(10, 10))
+    menu(app, "History")
+    keys = app.board.buttons
+    keys.latched = lambda: BACK  # a finger's press, latched while the page is built
+    press(app, OK)
+    idle(app, 2)
+    del keys.latched
+    assert top(app) == "History"  # no page: the list again
+    cursor = app.stack[-1].cursor
+    press(app, DOWN)  # (the press that stopped the page: swallowed)
+    assert top(app) == "History" and app.stack[-1].cursor == cursor
+    press(app, OK)  # the next press acts: the page, built whole
+    idle(app, 2)
+    assert top(app) == "Page" and app.stack[-1].title == "#1 Free roll"

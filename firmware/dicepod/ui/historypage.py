@@ -16,11 +16,14 @@ from dicepod.ui.message import Message
 _KEEP = const(60)
 
 
-def events(journal, game):
-    """Iterate a listed game's effective events (undo applied: two passes over its lines)."""
+def events(journal, game, keys=None):
+    """Iterate a listed game's effective events (undo applied: two passes over its lines);
+    none when keys (the buttons driver) latch a press during the first pass."""
     marks = bytearray()
     for event in _raw(journal, game):
         marks.append(1 if event[0] == "undo" else 0)
+        if keys is not None and not len(marks) & 7 and keys.latched():
+            return
     pending = 0
     i = len(marks) - 1
     while i >= 0:
@@ -68,35 +71,49 @@ def ago(game, boots, now):
 
 def current(app, game=None, boots=0):
     """A game's page: a listed game (see dicepod.ui.history.scan for its fields), or the
-    current one (from the game's menu: its mode is loaded)."""
+    current one (from the game's menu: its mode is loaded). None when a press came while the
+    page was built (Page): the press is swallowed and the screen under the Loading... band
+    comes back, as a long game's page takes a while on a Pico and a finger need not wait."""
     session = app.session
     journal = session.journal
     if game is None:
         head = ["%d moves so far." % session.moves]
         heading = "#%d %s" % (journal.game, title(session.mode))
-        return Page(app, session.mode, heading, head, journal.game_events())
-    head = ["Played %s, %d moves." % (ago(game, boots, session.ms), game[8])]
-    if game[6] == game[7]:
-        minutes = (game[5] - game[4]) // 60000
-        head.append("Lasted %d min." % minutes if minutes else "Lasted under a minute.")
-    heading = "#%d %s" % (game[0], title(game[1]))
-    return Page(app, game[1], heading, head, events(journal, game))
+        built = Page(app, session.mode, heading, head, journal.game_events())
+    else:
+        head = ["Played %s, %d moves." % (ago(game, boots, session.ms), game[8])]
+        if game[6] == game[7]:
+            minutes = (game[5] - game[4]) // 60000
+            head.append("Lasted %d min." % minutes if minutes else "Lasted under a minute.")
+        heading = "#%d %s" % (game[0], title(game[1]))
+        built = Page(app, game[1], heading, head, events(journal, game, app.board.buttons))
+    if built.lines is None:
+        app.board.buttons.mute()
+        return None
+    return built
 
 
 class Page(Message):
     """A game in words, in the 6×8 font: what it was, its result, then its moves (the newest
-    _KEEP); UP/DOWN scroll, OK or BACK closes (Message's)."""
+    _KEEP); UP/DOWN scroll, OK or BACK closes (Message's). A press the pins' IRQ latched while
+    it is built stops it: lines is None then (see _page)."""
 
     def __init__(self, app, mode, heading, head, stream):
         moves = []
         dropped = 0
         game = None
+        keys = app.board.buttons
+        n = 0
         try:
             module = modes.module(mode)
             game = module.Game(Settings(module.SETTINGS))
         except (ValueError, ImportError):
             module = None
         for event in stream:
+            n += 1
+            if not n & 15 and keys.latched():
+                self.lines = None
+                return
             text = ""
             if game is not None:
                 text = say(mode, module, game, event)
@@ -114,6 +131,9 @@ class Page(Message):
                 if len(moves) > _KEEP:
                     moves.pop(0)
                     dropped += 1
+        if keys.latched():  # (the stream may have stopped for it)
+            self.lines = None
+            return
         if game is not None:
             head.append(summary(mode, game))
         head.append("Moves, first to last:" if dropped == 0 else "The last %d moves:" % _KEEP)
