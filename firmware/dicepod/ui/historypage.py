@@ -103,15 +103,13 @@ class Page(Message):
         dropped = 0
         game = None
         keys = app.board.buttons
-        n = 0
         try:
             module = modes.module(mode)
             game = module.Game(Settings(module.SETTINGS))
         except (ValueError, ImportError):
             module = None
         for event in stream:
-            n += 1
-            if not n & 15 and keys.latched():
+            if keys.latched():  # (a move's words and fold take ms a piece on a Pico)
                 self.lines = None
                 return
             text = ""
