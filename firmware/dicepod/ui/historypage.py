@@ -96,7 +96,7 @@ def current(app, game=None, boots=0):
 class Page(Message):
     """A game in words, in the 6×8 font: what it was, its result, then its moves (the newest
     _KEEP); UP/DOWN scroll, OK or BACK closes (Message's). A press the pins' IRQ latched while
-    it is built stops it: lines is None then (see _page)."""
+    it is built stops it: lines is None then (see current)."""
 
     def __init__(self, app, mode, heading, head, stream):
         moves = []
