@@ -42,7 +42,7 @@ def test_a_new_screen_costs_no_more_bus_time_than_one_full_frame_write():
         # the window and page addressing: 12 bytes more than the frame's 1,026 on the bus
         assert all_ns <= data_ns * 1.02, (data_ns, all_ns)
 
-        board.run_ms(300)
+        board.run_ms(1000)  # (the modules a press may open load after the first frame)
         down, _up = board.press("DOWN")  # the menu's cursor: two rows change
         board.run_until_idle(after_ns=down)
         writes = _frame_writes(board, down)

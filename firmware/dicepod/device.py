@@ -17,10 +17,10 @@ SETTINGS = (
     ("device.bright", 207, 1, 255, "Brightness"),  # OLED contrast while awake (0xCF default)
     ("device.dim_s", 30, 0, 3600, "Dim after seconds"),  # idle s before dimming; 0 never
     ("device.off_s", 120, 0, 7200, "Off after seconds"),  # idle s before off + sleep; 0 never
-    ("device.volume", 2, 0, 3, "Sound"),  # the piezo's loudness (drivers/beeper.py); 0 mute
     # The display's I2C at 1 MHz, past the controllers' 400 kHz rating: a new screen reaches the
     # panel in about half the time; most modules take it, and one that fails at boot gets 400 kHz.
     ("device.fastbus", 0, 0, 1, "Display bus"),  # at restart
+    ("device.volume", 2, 0, 3, "Sound"),  # the piezo's loudness (drivers/beeper.py); 0 mute
 )
 
 VALUE_NAMES = (
