@@ -27,7 +27,7 @@ I2C_ID = 0  # GP4/GP5 are I2C0's SDA/SCL
 SDA = 4
 SCL = 5
 # The display bus by the device.fastbus setting: fast mode (the controllers' rating), or 1 MHz
-# (over the rating: most modules take it, not all; an RP2040 makes about 800 kHz of it).
+# (over the rating: most modules take it, not all; the RP2040's SCL runs below the rate asked).
 I2C_FREQ = (400_000, 1_000_000)
 OLED_ADDR = 0x3C  # most modules; 0x3D with the address jumper moved
 OLED_ADDR_ALT = 0x3D

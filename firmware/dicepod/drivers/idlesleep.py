@@ -1,7 +1,7 @@
 """The main loop's sleep on a Pico: cut short by a button, longer while nothing happens.
 
 Driver (shell code). board.make() (the real clock only) wraps the board's sleep_ms and the
-display's show. The loop's sleep between passes goes in steps of 3 ms and ends a step after a
+display's show. The loop's sleep between passes goes in short steps and ends a step after a
 button's edge (a press its IRQ latched, or, while a button is held, a pin that differs from the
 buttons' debounced state: a release), so the pass that answers a press starts within a few ms of
 the finger, not up to a whole period later (UP and DOWN act on the press, OK and BACK on the
@@ -16,7 +16,8 @@ pause_ms instead of one per period, so the CPU sleeps most of an idle screen's t
 
 from micropython import const
 
-_STEP_MS = const(3)  # a press is seen this long after its edge at most, plus 1 ms to settle
+_STEP_MS = const(3)  # the sleep's step: the longest a press waits for the pass that answers it
+_SETTLE_MS = const(1)  # after an edge, before that pass reads the pins
 
 
 def install(board, sleep, pause_ms=100):
@@ -48,7 +49,7 @@ def install(board, sleep, pause_ms=100):
             slept += step
             step = _STEP_MS
             if keys.latched() or keys.state and keys.read() != keys.state:
-                sleep(1)  # (the contacts settle; a read inside a bounce is the driver's)
+                sleep(_SETTLE_MS)  # (a read inside a bounce is the driver's to sort out)
                 break
             if slept >= due:
                 break
