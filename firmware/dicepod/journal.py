@@ -438,9 +438,30 @@ class Journal:
                     if seq < 0:  # damaged
                         if not check:
                             yield name, at, line
-                        elif name != self.seg:
+                            damaged = True
+                            continue
+                        if name != self.seg:
                             self.bad = name
-                        damaged = True
+                        from dicepod.journalfix import halves
+
+                        pair = halves(line)
+                        if pair is None:
+                            damaged = True
+                            continue
+                        # two good lines with the first one's newline flipped: both come,
+                        # as the mend will split them (no event is lost, no break sent)
+                        for line in pair:
+                            seq = int(line[: line.find(b" ")])
+                            if seq > last:
+                                if damaged and seq > last + 1:
+                                    gap = _gap(last + 1, seq - 1, line)
+                                    yield name, at - len(gap), gap
+                                damaged = False
+                                last = seq
+                                if seq > top:
+                                    top = seq
+                                yield name, at, line
+                            at += len(line)
                     elif seq > last:
                         if damaged and seq > last + 1:
                             # (placed to end where this line starts: a reader that stops

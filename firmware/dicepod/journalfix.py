@@ -62,16 +62,27 @@ def _cut_at(line):
         at -= 8
 
 
-def split(log, line, seg, offset, plan):
-    """A damaged line that is two good lines with their newline damaged: fold both into log's
-    state, plan the line's repair and return True; else False (nothing changed)."""
+def halves(line):
+    """The two good lines a damaged line is when the first one's newline was damaged, else
+    None (a checked back-fill sends them as they were: Journal.lines)."""
     cut = _cut_at(line)
     if cut <= 0:
-        return False
+        return None
     one = line[:cut] + b"\n"
     two = line[cut + 1 :]
     if not _decodes(one) or not _decodes(two):
+        return None
+    return one, two
+
+
+def split(log, line, seg, offset, plan):
+    """A damaged line that is two good lines with their newline damaged: fold both into log's
+    state, plan the line's repair and return True; else False (nothing changed)."""
+    pair = halves(line)
+    if pair is None:
         return False
+    one, two = pair
+    cut = len(one) - 1
     if take(log, one, seg, offset, 0, False) != 1:
         return False
     if take(log, two, seg, offset + cut + 1, 0, False) != 1:
