@@ -399,6 +399,84 @@ def test_the_session_scrub_marks_older_damage_and_undo_still_undoes_the_move():
     assert again.moves == moves - 1  # the journal's fold agrees with the session
 
 
+def _damaged_device(events=610, seq_offset=3):
+    """A journal of events with one line of its first (older) segment damaged; that seq."""
+    device = Device()
+    device.play(events, send=False)
+    seg = device.storage.segments()[0]
+    data = bytearray(device.storage.segment(seg))
+    at = data.find(b"\n%d " % (seg + seq_offset)) + 3
+    data[at] ^= 0x20
+    device.storage.write(seg, data)
+    return device, seg + seq_offset
+
+
+def test_a_scrub_step_gives_way_before_it_writes():
+    """journalfix.scrub_next asks latched (the buttons' latched presses) every few lines it
+    reads: when it has one, the step ends with nothing written (the segment is checked again
+    by a later step)."""
+    device, lost = _damaged_device()
+    seg = device.storage.segments()[0]
+    before = device.storage.segment(seg)
+    asked = []
+
+    def latched():
+        asked.append(1)
+        return len(asked) > 3
+
+    log = device.journal
+    assert journalfix.scrub_next(log, 0, latched) == (None, [])
+    assert len(asked) == 4 and device.storage.segment(seg) == before
+    assert journalfix.scrub_next(log, 0, lambda: False)[0] == seg
+    assert [e for e in _events_of(log) if e[0] == "lost"] == [("lost", (lost, lost))]
+
+
+def test_the_idle_scrub_waits_for_no_finger_and_gives_way_to_a_press():
+    """The app's quiet while ends in a scrub step, never while a finger is down (its gesture
+    is coming: the step would keep its answer waiting), and a press the pins latch while a
+    step reads stops it before it writes; the step is taken after the next quiet while."""
+    from app_board import Board, hold_down, idle, release
+
+    from dicepod.app import App
+    from dicepod.ui.screen import UP
+
+    device, lost = _damaged_device()
+    board = Board(storage=device.storage)
+    app = App(board)
+    app.start()
+    app.stack[1:] = []  # the main menu: a held UP repeats, with frames
+
+    def marks():
+        found = []
+        for seg in device.storage.segments():
+            for line in device.storage.lines(seg):
+                try:
+                    event = journal.decode(line)[0][3]
+                except ValueError:  # the damaged line, the break and header lines
+                    continue
+                if event[0] == "lost":
+                    found.append(event)
+        return found
+
+    hold_down(app, UP, 2_000)  # the repeats' frames: no quiet while yet
+    board.fingers.down = 0
+    app.tick(20)
+    board.fingers.down = UP  # a finger on UP again, kept there (its frame, then none)
+    app.tick(20)
+    app.board.buttons.repeat_mask = 0  # (no repeats: nothing drawn while it is down)
+    for _ in range(400):  # 8 s with the finger down
+        app.tick(20)
+    assert marks() == [] and app.scrub_at == 0
+    release(app, UP)
+    keys = app.board.buttons
+    keys.latched = lambda: UP  # a press the pins' IRQ latched while the step reads
+    idle(app, 260)  # over the quiet while: the step gives way
+    assert marks() == [] and app.scrub_at == 0
+    del keys.latched
+    idle(app, 260)
+    assert marks() == [("lost", (lost, lost))] and app.scrub_at > 0
+
+
 def _events_of(log):
     out = []
     for _seg, _off, line in log.lines(0, log.storage.segments()[0]):

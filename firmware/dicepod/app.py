@@ -229,25 +229,32 @@ class App:
                     usb.resend(seq)
                 if notices:
                     session.toast(notices[1] if len(notices) > 1 else notices[0])
-            elif (self.scrub_at >= 0 or ram.RESIDENT and session.game is not None) and (
-                usb is None or not usb.busy()
+            elif (
+                (self.scrub_at >= 0 or ram.RESIDENT and session.game is not None)
+                and (usb is None or not usb.busy())
+                and not self.board.buttons.state
             ):
                 # Quiet whiles' work, one step after each: the game in progress saved whole
                 # when enough was played since (a power-on then folds only what came after
                 # it: dicepod.resume, on dicepod's own build), else the next older journal
                 # segment checked, damage found, mended and marked before the PC asks for it
-                # (Session.scrub).
+                # (Session.scrub). Never with a finger down (its gesture is coming), and a
+                # press the pins latch meanwhile stops the step before the flash is written
+                # (latched: the step is taken again after the next quiet while).
                 self.quiet += dt_ms
                 if self.quiet >= _SCRUB_QUIET_MS:
                     self.quiet = 0
+                    latched = self.board.buttons.latched
                     if ram.RESIDENT and session.game is not None:
                         from dicepod import resume
 
-                        if resume.write(session):
+                        if resume.write(session, latched):
                             return
-                    if self.scrub_at >= 0:
+                    if self.scrub_at >= 0 and not latched():
                         seq = session.journal.seq
-                        self.scrub_at = session.scrub(self.scrub_at) or -1
+                        seg = session.scrub(self.scrub_at, latched)
+                        if seg is not None:
+                            self.scrub_at = seg or -1
                         if usb is not None and session.journal.seq > seq:
                             usb.resend(seq)  # the breaks' lost events
         except Exception as exc:  # the one top-level handler: journal, screen, restart

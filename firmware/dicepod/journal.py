@@ -442,10 +442,10 @@ class Journal:
                             continue
                         if name != self.seg:
                             self.bad = name
-                        from dicepod.journalfix import halves
+                        from dicepod.journalfix import split
 
-                        pair = halves(line)
-                        if pair is None:
+                        pair = split(None, line, 0, 0, None)
+                        if not isinstance(pair, tuple):
                             damaged = True
                             continue
                         # two good lines with the first one's newline flipped: both come,

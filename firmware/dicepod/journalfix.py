@@ -62,27 +62,20 @@ def _cut_at(line):
         at -= 8
 
 
-def halves(line):
-    """The two good lines a damaged line is when the first one's newline was damaged, else
-    None (a checked back-fill sends them as they were: Journal.lines)."""
+def split(log, line, seg, offset, plan):
+    """A damaged line that is two good lines with their newline damaged: fold both into log's
+    state, plan the line's repair and return True; else False (nothing changed). With log
+    None, only return the two lines (or None): a checked back-fill sends them as they were
+    (Journal.lines)."""
     cut = _cut_at(line)
     if cut <= 0:
-        return None
+        return None if log is None else False
     one = line[:cut] + b"\n"
     two = line[cut + 1 :]
     if not _decodes(one) or not _decodes(two):
-        return None
-    return one, two
-
-
-def split(log, line, seg, offset, plan):
-    """A damaged line that is two good lines with their newline damaged: fold both into log's
-    state, plan the line's repair and return True; else False (nothing changed)."""
-    pair = halves(line)
-    if pair is None:
-        return False
-    one, two = pair
-    cut = len(one) - 1
+        return None if log is None else False
+    if log is None:
+        return one, two
     if take(log, one, seg, offset, 0, False) != 1:
         return False
     if take(log, two, seg, offset + cut + 1, 0, False) != 1:
@@ -161,12 +154,12 @@ def check(log, seg):
     """Check segment seg of log's storage (one before the last: recover() checks the last)
     and mend damage in it as recover() does; return the notices (none when it is sound)."""
     try:
-        return _check(log, seg)
+        return _check(log, seg) or []  # (None only when it gave way)
     finally:
         unload()
 
 
-def _check(log, seg):
+def _check(log, seg, latched=None):
     segs = log.storage.segments()
     if seg not in segs or seg == segs[-1]:
         return []
@@ -175,7 +168,8 @@ def _check(log, seg):
     clear(other)
     begin(other, segs, i)
     head = header(other, segs[i + 1])
-    scan(other, seg, segs[i + 1], True, head[4] if head else None)
+    if scan(other, seg, segs[i + 1], True, head[4] if head else None, latched) < 0:
+        return None  # it gave way: nothing written
     if _S[2]:
         log.lost = getattr(log, "lost", 0) + _S[2]
     chain_marks(log)
@@ -190,34 +184,43 @@ def scrub(log):
         notices = []
         segs = log.storage.segments()
         for i in range(len(segs) - 1):
-            notices += _check(log, segs[i])
-            notices += _gap_after(log, segs[i], segs[i + 1])
+            notices += _check(log, segs[i]) or []
+            notices += _gap_after(log, segs[i], segs[i + 1]) or []
         return notices
     finally:
         unload()
 
 
-def scrub_next(log, after):
+def scrub_next(log, after, latched=None):
     """One step of the idle scrub: check the first segment after segment after (not the
     last: recover() checks that one), mend and mark as scrub() does; return (that segment,
-    notices), (0, []) once there is none."""
+    notices), (0, []) once there is none, (None, []) when latched (the buttons' latched
+    presses, asked every few lines while a segment is read) had one: a press waits for no
+    more than that."""
     try:
         segs = log.storage.segments()
         for i in range(len(segs) - 1):
             if segs[i] > after:
-                return segs[i], _check(log, segs[i]) + _gap_after(log, segs[i], segs[i + 1])
+                notices = _check(log, segs[i], latched)
+                if notices is None:
+                    return None, []
+                more = _gap_after(log, segs[i], segs[i + 1], latched)
+                if more is None:  # (what the check mended is said; the step comes again)
+                    return None, notices
+                return segs[i], notices + more
         return 0, []
     finally:
         unload()
 
 
-def _gap_after(log, seg, following):
+def _gap_after(log, seg, following, latched=None):
     """Mark the seqs between segment seg's last line and segment following (a segment lost
     between them) as a break at the end of seg, chained by a lost event."""
     other = journal.Journal(log.storage)
     clear(other)
     begin(other, [seg], 0)
-    scan(other, seg, following, False)
+    if scan(other, seg, following, False, None, latched) < 0:
+        return None  # it gave way
     head = header(other, following)
     if head is None or other.seq >= following - 1:
         return []
@@ -544,12 +547,13 @@ def take(log, line, seg, offset, stop, resume):
     return 1
 
 
-def scan(log, seg, stop, repair, resume=None):
+def scan(log, seg, stop, repair, resume=None, latched=None):
     """Fold segment seg's lines into the state (lines from seq stop on are another
     segment's); with repair, mend damage (see _mend): damage at the end is cut, or, when
     the next segment's header says the chain resumes with prev resume, marked with a break
     line. A line two lines became (a newline flipped) is split again. Return the good
-    events read."""
+    events read, or -1 when latched (the buttons' latched presses), asked every 8 lines
+    before anything is written, had one (nothing written)."""
     count = 0
     offset = 0
     bad = -1  # start of the current run of damaged lines (-1: none)
@@ -560,6 +564,8 @@ def scan(log, seg, stop, repair, resume=None):
     first_bad = b""
     try:
         for line in lines:
+            if latched is not None and not count & 7 and latched():
+                return -1
             end = offset + len(line)
             before = log.seq
             got = take(log, line, seg, offset, stop, bad >= 0)

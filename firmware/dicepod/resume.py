@@ -92,10 +92,11 @@ def _new(game):
     return type(game)(Settings(game.settings.specs))
 
 
-def write(session):
+def write(session, latched=None):
     """Write the checkpoint of session's game when one is due (EVERY events since the last,
     every line on the flash); return False when none was written (none due, no game, a state
-    it cannot save, a flash that could not take it)."""
+    it cannot save, a flash that could not take it, or a press latched() has, asked before the
+    flash is written: a press waits for no erase)."""
     game = session.game
     journal = session.journal
     if game is None or session.pending or journal.pending or not journal.seg:
@@ -136,6 +137,8 @@ def write(session):
         )
     ).encode()
     body = head + text
+    if latched is not None and latched():
+        return False
     try:
         journal.storage.write(NAME, [body, crc_tail(body)])
     except OSError:

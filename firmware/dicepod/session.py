@@ -138,16 +138,17 @@ class Session:
         self.trailing += journal.seq - seq  # the break's chained lost events
         return notices
 
-    def scrub(self, after):
+    def scrub(self, after, latched=None):
         """Idle work: check the journal's next older segment after segment after (damage
         mended and marked as a break, a missing segment marked: journalfix.scrub_next), with
-        a toast when it found damage; return that segment (0: every one checked)."""
+        a toast when it found damage; return that segment (0: every one checked; None: it gave
+        way to a press, latched() had one while it read, and that segment comes again)."""
         from dicepod import journalfix
 
         journal = self.journal
         seq = journal.seq
         try:
-            seg, notices = journalfix.scrub_next(journal, after)
+            seg, notices = journalfix.scrub_next(journal, after, latched)
         except OSError:  # the flash could not be read or written: tried again at the next boot
             return 0
         self.trailing += journal.seq - seq  # the breaks' chained lost events

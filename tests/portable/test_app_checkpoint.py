@@ -162,3 +162,27 @@ def test_a_power_on_folds_only_the_events_after_the_checkpoint():
         assert app.session.mode == "battle" and app.session.moves == 0
     finally:
         ram.RESIDENT = resident
+
+
+def test_a_checkpoint_gives_way_to_a_press_before_it_writes():
+    # resume.write asks latched (the app passes its buttons' latched presses) before the
+    # flash is written: a press waits for no erase, and the checkpoint comes in a later quiet
+    # while.
+    import sys
+
+    from app_board import LineStorage
+
+    if sys.implementation.name == "micropython":
+        skip("every mode's code resident is over the 64-bit unix port's heap")
+    resident = ram.RESIDENT
+    ram.RESIDENT = True
+    try:
+        storage = LineStorage()
+        app = _played(storage, 60)
+        asked = []
+        assert not resume.write(app.session, lambda: asked.append(1) or True)
+        assert asked == [1] and storage.size(resume.NAME) == 0
+        assert resume.write(app.session, lambda: False)
+        assert storage.size(resume.NAME) > 0
+    finally:
+        ram.RESIDENT = resident
