@@ -95,10 +95,15 @@ class App:
         self.dirty = True
         if show:
             self.redraw()
-        ram.load_all()  # (after the first frame)
+        if not ram.load_all():  # (after the first frame; the rest in the next pass, tick)
+            self.loaded()
+
+    def loaded(self):
+        """The modules are imported (ram.load_all): their garbage goes, and the collections
+        the threshold starts from then on seldom fall in a press (see tick)."""
         gc.collect()
-        if hasattr(gc, "threshold"):  # MicroPython: the threshold's collections seldom fall
-            gc.threshold(gc.mem_free() // _GC_SHARE)  # in a press (see tick)
+        if hasattr(gc, "threshold"):  # MicroPython
+            gc.threshold(gc.mem_free() // _GC_SHARE)
 
     # -- the game's screens ----------------------------------------------------------------
 
@@ -216,6 +221,14 @@ class App:
             if pressed:
                 self.tidy = True
                 self.quiet = 0
+            elif ram.pending and not self.board.buttons.state:
+                # the modules still to import after the first frame, until a press comes
+                keys = self.board.buttons
+                while ram.load_all():
+                    if keys.latched():
+                        break
+                else:
+                    self.loaded()
             elif self.tidy and not self.board.buttons.state:
                 self.tidy = False
                 gc.collect()

@@ -10,8 +10,8 @@ mode drops the code of the mode loaded before.
 
 - RESIDENT: True where the package runs from flash (every module stays).
 - start(): drop any mode's code, before the game in progress loads its own (unless RESIDENT).
-- load_all(): import the screens a press opens at once (every module where RESIDENT), once
-  the first frame is out.
+- load_all(): import the next of the screens a press opens at once (of every module where
+  RESIDENT); the loop calls it once the first frame is out until a press comes.
 - load(mode): import mode's rules and screens (another mode's code dropped first, unless
   RESIDENT); return the rules module.
 - loaded(mode): True when mode's rules and screens are imported (no code to load).
@@ -69,14 +69,26 @@ def start():
     release()
 
 
+# The modules load_all() has still to import (None: not begun), in the order it takes them.
+pending = None
+
+
 def load_all():
-    """Import the screens a press opens at once, and where RESIDENT every screen and every
-    mode's code."""
-    for name in _SHARED if RESIDENT else _START:
-        __import__(name)
-    if RESIDENT:
-        for mode, _title in modes.MODES:
-            load(mode)
+    """Import the next of the screens a press opens at once (where RESIDENT, of every screen
+    and every mode's code): one module a call, so that the loop (App.tick, once the first frame
+    is out) answers a press between two instead of after them all. Return True while modules
+    remain."""
+    global pending
+    if pending is None:
+        pending = []
+        pending.extend(_SHARED if RESIDENT else _START)
+        if RESIDENT:
+            for mode, _title in modes.MODES:
+                pending.append(modes.rules_name(mode))
+                pending.append("dicepod.ui." + mode)
+    if pending:
+        __import__(pending.pop(0))
+    return bool(pending)
 
 
 def loaded(mode):

@@ -600,3 +600,24 @@ def test_a_move_is_journaled_right_after_its_frame():
     storage.capacity = None  # room again: the game goes on
     press(app, OK)
     assert app.session.game.rolls == rolls + 2 and journal_kinds(app)[-1] == "roll"
+
+
+def test_the_screens_load_after_the_first_frame_and_stop_for_a_press():
+    """dicepod.ram.load_all: start() draws the first frame and imports one module; the idle
+    passes import the rest, but a press the pins' IRQ latched stops them after the module
+    under way, so the pass that answers it comes next (all of them take 400 ms on a Pico)."""
+    from dicepod import ram
+
+    ram.pending = None  # (a new boot: none imported yet)
+    app = _app()
+    assert ram.pending == list(ram._START[1:])
+    keys = app.board.buttons
+    latched = keys.latched
+    keys.latched = lambda: OK  # a finger's press, latched while the modules load
+    app.tick(20)
+    assert ram.pending == list(ram._START[2:])
+    keys.latched = latched
+    app.tick(20)
+    assert ram.pending == []
+    app.tick(20)  # nothing left: a pass as before
+    assert ram.pending == [] and top(app) == "MainMenu"
