@@ -47,6 +47,11 @@ _SCRUB_QUIET_MS = const(5000)
 _GC_SHARE = const(4)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
+# Moves a screen plays on its own (an auto-roll) go to the flash in one append at most this
+# long after the first of them (App.tick): LittleFS erases a block for each append, which
+# holds the CPU, so a press made during a run seldom waits for one. A power cut loses at most
+# this much of a run.
+_RUN_FLUSH_MS = const(1000)
 
 
 class App:
@@ -202,6 +207,7 @@ class App:
                     if pressed & bit:
                         self.button(bit)
                     bit <<= 1
+            held = -1 if pressed else len(session.pending)  # (a press's moves: written at once)
             self.transition(self.stack[-1].tick(self, dt_ms))
             beeper = self.beeper
             if beeper is not None:
@@ -209,8 +215,16 @@ class App:
             if self.redraw():
                 pressed = 1
             session.hold = False
-            # (flush only with moves pending: its frame comes from the heap at every call)
-            if session.pending and not session.flush():  # no room: the game as saved
+            # (flush only with moves pending: its frame comes from the heap at every call;
+            # the moves of a run the screen is making on its own wait, see _RUN_FLUSH_MS)
+            pending = session.pending
+            if (
+                pending
+                and (
+                    len(pending) <= held or held < 0 or session.ms - pending[0][0] >= _RUN_FLUSH_MS
+                )
+                and not session.flush()
+            ):  # no room: the game as saved
                 self.transition(ui.Reset(self.game_screen() if session.game is not None else None))
             self.redraw()  # that, or a toast from the journal (old games deleted for room)
             usb = session.usb
@@ -476,8 +490,9 @@ def run(board, ticks=None):
         last = now
         usb = app.session.usb
         if usb is not None and getattr(usb, "repl_asked", False):  # `repl` (dicepod deploy): the
-            usb.finish()  # journal is written, the repl line goes out, main.py hands the
-            return app  # USB line to the REPL
+            app.session.flush()  # journal is written, the repl line goes out, main.py hands
+            usb.finish()  # the USB line to the REPL
+            return app
         board.sleep_ms(_PERIOD_MS)
         if ticks is not None:
             ticks -= 1

@@ -32,3 +32,45 @@ def test_free_session_rolls_and_self_test():
 
 def result_screens():
     return _run()[1]
+
+
+def test_an_auto_rolls_moves_go_to_the_flash_a_second_at_a_time():
+    # A run the screen makes on its own is written in one append at most a second after its
+    # first unwritten roll (a LittleFS append erases a block, which holds the CPU, so fewer
+    # appends keep a press made during the run from waiting); a press writes what is held at
+    # once, and the run's end does in the next pass.
+    from app_board import OK, Board, LineStorage, menu, press
+    from app_sessions import _auto_roll, _until_done
+
+    storage = LineStorage()
+    appends = []
+    append = storage.append
+
+    def counted(seg, line):
+        appends.append(bytes(line).count(b"\n"))
+        return append(seg, line)
+
+    storage.append = counted
+    from dicepod.app import App
+
+    app = App(Board(storage=storage, seed=3))
+    app.start()
+    menu(app, "free")
+    _auto_roll(app, 100)
+    del appends[:]
+    session = app.session
+    for _ in range(40):  # 0.8 s of a run: a roll a tick, none written yet
+        app.tick(20)
+    assert appends == [] and len(session.pending) >= 35, (appends, len(session.pending))
+    for _ in range(15):  # over the second: the lot in one append
+        app.tick(20)
+    assert len(appends) == 1 and appends[0] >= 50 and len(session.pending) < 10, appends
+    press(app, OK)  # pause: what the run played since goes at once
+    assert session.pending == [] and app.stack[-1].paused
+    press(app, OK)  # go on, to the end
+    _until_done(app)
+    app.tick(20)
+    assert session.pending == []
+    rolls = journal_kinds(app).count("roll")
+    assert rolls == 100, rolls
+    assert len(appends) <= 6, appends  # (a roll a tick: 100 rolls in about 2 s and 2 presses)
