@@ -47,10 +47,12 @@ _SCRUB_QUIET_MS = const(5000)
 _GC_SHARE = const(4)
 # Main-loop period on the Pico (ms): ~50 frames a second at most; buttons are polled each tick.
 _PERIOD_MS = const(20)
-# Moves a screen plays on its own (an auto-roll) go to the flash in one append at most this
-# long after the first of them (App.tick): LittleFS erases a block for each append, which
-# holds the CPU, so a press made during a run seldom waits for one. A power cut loses at most
-# this much of a run.
+# Moves a screen plays on its own (an auto-roll) go to the flash in one append once this many
+# are held, or the first of them is this old (App.tick): LittleFS erases a block for each
+# append, which holds the CPU, so a press made during a run seldom waits for one. A power cut
+# loses at most that much of a run; the USB link's queue (13 lines for events) takes a batch
+# whole.
+_RUN_FLUSH_MOVES = const(8)
 _RUN_FLUSH_MS = const(1000)
 
 
@@ -216,12 +218,15 @@ class App:
                 pressed = 1
             session.hold = False
             # (flush only with moves pending: its frame comes from the heap at every call;
-            # the moves of a run the screen is making on its own wait, see _RUN_FLUSH_MS)
+            # the moves of a run the screen is making on its own wait, see _RUN_FLUSH_MOVES)
             pending = session.pending
             if (
                 pending
                 and (
-                    len(pending) <= held or held < 0 or session.ms - pending[0][0] >= _RUN_FLUSH_MS
+                    len(pending) <= held
+                    or held < 0
+                    or len(pending) >= _RUN_FLUSH_MOVES
+                    or session.ms - pending[0][0] >= _RUN_FLUSH_MS
                 )
                 and not session.flush()
             ):  # no room: the game as saved
