@@ -442,9 +442,9 @@ class Journal:
                             continue
                         if name != self.seg:
                             self.bad = name
-                        from dicepod.journalfix import split
+                        from dicepod import journalfix  # (a dotted name is one more interned)
 
-                        pair = split(None, line, 0, 0, None)
+                        pair = journalfix.split(None, line, 0, 0, None)
                         if not isinstance(pair, tuple):
                             damaged = True
                             continue
