@@ -274,6 +274,17 @@ def test_a_flipped_bit_in_an_older_segment_is_a_gap_in_a_checked_back_fill():
     assert [e for e in _events(device) if e[0] == "lost"] == [("lost", (seg + 7, seg + 7))]
 
 
+def _back_fill(device, since):
+    """A power-on, then the PC's `since`: the protocol lines of 60 ticks of the link."""
+    device.boot()
+    device.from_pc.write(b"since %d\n" % since)
+    sent = b""
+    for _ in range(60):
+        device.link.tick(20)
+        sent += device.to_pc.take()
+    return [json.loads(x) for x in sent.splitlines()]
+
+
 def test_a_flipped_newline_in_an_older_segment_costs_a_back_fill_nothing():
     """A bit flip that turns a line's newline into another byte leaves two good lines run
     together: a checked back-fill sends both, no break (the mend that follows splits them
@@ -294,13 +305,7 @@ def test_a_flipped_newline_in_an_older_segment_costs_a_back_fill_nothing():
     assert [journal.decode(x)[0][0] for x in got] == list(range(1, 301))
     assert log.bad == seg  # noted: the mend puts the newline back
     for since in range(joined - 14, joined + 1):
-        device.boot()
-        device.from_pc.write(b"since %d\n" % since)
-        sent = b""
-        for _ in range(60):
-            device.link.tick(20)
-            sent += device.to_pc.take()
-        lines = [json.loads(x) for x in sent.splitlines()]
+        lines = _back_fill(device, since)
         assert [o for o in lines if o["type"] == "break"] == [], since
         assert [o["seq"] for o in lines if o["type"] == "event"] == list(range(since + 1, 301))
     journalfix.check(device.journal, seg)
@@ -567,13 +572,7 @@ def test_a_back_fill_that_pauses_at_a_gap_resumes_at_the_next_line():
     data[at] ^= 0x20
     device.storage.write(seg, data)
     for since in range(damaged - 14, damaged):
-        device.boot()
-        device.from_pc.write(b"since %d\n" % since)
-        got = b""
-        for _ in range(60):
-            device.link.tick(20)
-            got += device.to_pc.take()
-        lines = [json.loads(x) for x in got.splitlines()]
+        lines = _back_fill(device, since)
         breaks = [(o["from"], o["to"]) for o in lines if o["type"] == "break"]
         seqs = [o["seq"] for o in lines if o["type"] == "event"]
         assert breaks == [(damaged, damaged)], (since, breaks)

@@ -435,6 +435,7 @@ class Journal:
                         seq = -1
                     if check and seq >= 0 and crc_tail(line[: line.rfind(b" ")]) != line[-10:]:
                         seq = -1
+                    second = None  # the second of two lines a flipped newline ran together
                     if seq < 0:  # damaged
                         if not check:
                             yield name, at, line
@@ -450,29 +451,26 @@ class Journal:
                             continue
                         # two good lines with the first one's newline flipped: both come,
                         # as the mend will split them (no event is lost, no break sent)
-                        for line in pair:
-                            seq = int(line[: line.find(b" ")])
-                            if seq > last:
-                                if damaged and seq > last + 1:
-                                    gap = _gap(last + 1, seq - 1, line)
-                                    yield name, at - len(gap), gap
-                                damaged = False
-                                last = seq
-                                if seq > top:
-                                    top = seq
-                                yield name, at, line
-                            at += len(line)
-                    elif seq > last:
-                        if damaged and seq > last + 1:
-                            # (placed to end where this line starts: a reader that stops
-                            # after it goes on here, not inside this line)
-                            gap = _gap(last + 1, seq - 1, line)
-                            yield name, at - len(gap), gap
-                        damaged = False
-                        last = seq
-                        if seq > top:
-                            top = seq
-                        yield name, at, line
+                        line, second = pair
+                        seq = int(line[: line.find(b" ")])
+                    while True:
+                        if seq > last:
+                            if damaged and seq > last + 1:
+                                # (placed to end where this line starts: a reader that stops
+                                # after it goes on here, not inside this line)
+                                gap = _gap(last + 1, seq - 1, line)
+                                yield name, at - len(gap), gap
+                            damaged = False
+                            last = seq
+                            if seq > top:
+                                top = seq
+                            yield name, at, line
+                        if second is None:
+                            break
+                        at += len(line)
+                        line = second
+                        second = None
+                        seq = int(line[: line.find(b" ")])
             finally:
                 close = getattr(lines, "close", None)
                 if close:
