@@ -1,22 +1,25 @@
 """The main loop's sleep on a Pico: cut short by a button, longer while nothing happens.
 
 Driver (shell code). board.make() (the real clock only) wraps the board's sleep_ms and the
-display's show. The loop's sleep between passes goes in short steps and ends a step after a
-button's edge (a press its IRQ latched, or, while a button is held, a pin that differs from the
-buttons' debounced state: a release), so the pass that answers a press starts within a few ms of
-the finger, not up to a whole period later (UP and DOWN act on the press, OK and BACK on the
-release); while OK or BACK is held, it also ends at the hold's mark (Buttons.long_ms), so the
-pass that reports the hold runs then. After a loop pass that sent nothing to the display, with
-no button held and nothing for the USB link to do (no line queued, no byte from the PC waiting)
-and no tune sounding (its notes are timed by the ticks), the sleep goes on for up to `pause_ms`
-(the app then gets the whole time slept as its tick's dt); an idle screen costs one App.tick per
-pause_ms instead of one per period, so the CPU sleeps most of an idle screen's time
-(tools/bench_pico.py measures it).
+display's show. The loop's sleep between passes goes in short steps (shorter while a button is
+down) and ends a step after a button's edge (a press its IRQ latched, or, while a button is
+held, a pin that differs from the buttons' debounced state: a release), so the pass that answers
+a press starts within a few ms of the finger, not up to a whole period later (UP and DOWN act on
+the press, OK and BACK on the release); while OK or BACK is held, it also ends at the hold's
+mark (Buttons.long_ms), so the pass that reports the hold runs then. After a loop pass that sent
+nothing to the display, with no button held and nothing for the USB link to do (no line queued,
+no byte from the PC waiting) and no tune sounding (its notes are timed by the ticks), the sleep
+goes on for up to `pause_ms` (the app then gets the whole time slept as its tick's dt); an idle
+screen costs one App.tick per pause_ms instead of one per period, so the CPU sleeps most of an
+idle screen's time (tools/bench_pico.py measures it).
 """
 
 from micropython import const
 
 _STEP_MS = const(3)  # the sleep's step: the longest a press waits for the pass that answers it
+# The step while a button is down: the release an OK or BACK tap acts on is seen sooner, and the
+# short steps cost the idle CPU nothing (no finger, the long steps).
+_HELD_STEP_MS = const(1)
 _SETTLE_MS = const(1)  # after an edge, before that pass reads the pins
 
 
@@ -43,11 +46,11 @@ def install(board, sleep, pause_ms=100):
             for i in range(4):
                 if held >> i & 1:
                     due = min(due, keys.long_ms - keys._held[i] + 1 - late)
-            step = due % _STEP_MS or _STEP_MS if due > 0 else 0  # (the steps end at the mark)
+            step = _HELD_STEP_MS if due > 0 else 0  # (the steps end at the mark)
         while True:
             sleep(step)
             slept += step
-            step = _STEP_MS
+            step = _HELD_STEP_MS if keys.state else _STEP_MS
             if keys.latched() or keys.state and keys.read() != keys.state:
                 sleep(_SETTLE_MS)  # (a read inside a bounce is the driver's to sort out)
                 break
