@@ -163,11 +163,14 @@ def make(config=None, flash="", clock=None):
                 addr = OLED_ADDR_ALT
             rotate = 180 if values["device.rotate"] else 0
             try:
-                return display.make(values["device.display"], i2c, addr, rotate=rotate)
+                found = display.make(values["device.display"], i2c, addr, rotate=rotate)
             except OSError:
                 if not fast:
                     raise
                 fast = 0  # the module did not answer at 1 MHz: its rated rate
+                continue
+            found.freq = I2C_FREQ[fast]  # (its flush weighs a span's cost in bytes by it)
+            return found
 
     idle = clock is None
     if clock is None:

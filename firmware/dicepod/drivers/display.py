@@ -72,10 +72,13 @@ _WIDTH = const(128)
 _HEIGHT = const(64)
 _PAGES = const(8)  # 64 rows / 8 rows per page
 _FRAME_BYTES = const(1024)  # 128 columns x 8 pages
-# Bus bytes (the I2C address byte of each write included) a span costs besides its columns:
-# the address write (4) and the data write's control byte; and what an SSD1306's whole frame
-# costs: window (9), frame (1,025), page addressing again (3).
-_SPAN_FRAMING = const(7)
+# What a span costs besides its columns, in the time of a byte on the bus: its address write
+# and its data write's framing, and the Python between two spans (about 0.3 ms on a Pico, the
+# emulated one measured), worth more bytes the faster the bus (SCL at 1 MHz, the device.fastbus
+# setting, or at 400 kHz); and what an SSD1306's whole frame costs: window (9), frame (1,025),
+# page addressing again (3). A frame goes whole when its spans would take longer.
+_SPAN_FRAMING = const(19)
+_SPAN_FRAMING_1MHZ = const(34)
 _WHOLE_BYTES = const(1040)
 
 # I2C control bytes (first byte of each write transaction).
@@ -152,6 +155,7 @@ class _OLED(framebuf.FrameBuffer):
         self._address[0] = _CONTROL_COMMANDS
         self.is_on = False
         self.level = 0
+        self.freq = 400_000  # the bus's SCL rate asked (board.make sets it)
         self.bytes_sent = 0  # payload bytes written over I2C (control bytes included)
         self.writes = 0  # I2C write transactions
         super().__init__(self.buffer, _WIDTH, _HEIGHT, framebuf.MONO_VLSB)
@@ -269,12 +273,13 @@ class _OLED(framebuf.FrameBuffer):
         sent = self._sent
         whole = not self._synced  # what the display's RAM holds is unknown: all of it
         if not whole and not self.RAM_COLUMN_OFFSET:
-            # an SSD1306 takes the frame whole when its spans would cost more bus time
+            # an SSD1306 takes the frame whole when its spans would take longer
+            framing = _SPAN_FRAMING_1MHZ if self.freq > 400_000 else _SPAN_FRAMING
             cost = 0
             for page in range(_PAGES):
                 n = _spans(self.buffer, sent, page, out)
                 for k in range(0, 2 * n, 2):
-                    cost += out[k + 1] - out[k] + _SPAN_FRAMING
+                    cost += out[k + 1] - out[k] + framing
             whole = cost > _WHOLE_BYTES
         if whole:
             if self.RAM_COLUMN_OFFSET:  # SH1106: no horizontal addressing, a page at a time
