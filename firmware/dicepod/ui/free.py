@@ -8,6 +8,7 @@ from micropython import const
 
 from dicepod.rules import free
 from dicepod.ui import draw
+from dicepod.ui.freemenu import menu  # the game menu with Free roll's own entries
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
 # The bars' base line; the face numbers are drawn under it. The status line and the counts,
@@ -238,10 +239,3 @@ def _line(canvas, x, w, y):
     pixel = canvas.pixel  # (looked up once: the display's classes are walked for it)
     for i in range(x, x + w, 2):
         pixel(i, y, 0 if pixel(i, y) else 1)
-
-
-def menu(app, screen):
-    """The game menu with Free roll's own entries (dicepod.ui.freemenu: loaded while open)."""
-    from dicepod.ui.freemenu import menu
-
-    return menu(app, screen)

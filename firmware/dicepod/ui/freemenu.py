@@ -6,6 +6,7 @@ self-test screen. Pure. A shared screen (dicepod.ram), apart from the rolls scre
 from micropython import const
 
 from dicepod.ui import draw
+from dicepod.ui.gamemenu import GameMenu
 from dicepod.ui.screen import BACK, OK, POP, Screen, wrap
 
 # Dice the self-test rolls per tick (keeps every tick short on the Pico).
@@ -42,8 +43,6 @@ def choose(app):
 
 def menu(app, screen):
     """The game menu over the Free roll screen, with its own entries first."""
-    from dicepod.ui.gamemenu import GameMenu
-
     settings = app.session.game.settings
     return GameMenu(
         app,
