@@ -36,21 +36,23 @@ from micropython import const
 
 try:  # native code: not on a port without a native emitter (nor on CPython)
     from dicepod.drivers.glyphs import big as _big
+    from dicepod.drivers.glyphs import clear  # (named as list.clear: a name interned already)
     from dicepod.drivers.glyphs import dots as _dots
     from dicepod.drivers.glyphs import spans as _spans
     from dicepod.drivers.glyphs import text6 as _text6
 except Exception:
-    _text6 = _dots = _big = None
+    _text6 = _dots = _big = clear = None
 
     def _spans(now, was, page, out):
         """dicepod.drivers.glyphs.spans in Python (its docstring): the same spans, merged
-        across the same gaps (16 unchanged columns at most)."""
+        across the same gaps (16 unchanged columns at most), how many plus their columns << 4."""
         base = page * 128
         if memoryview(now)[base : base + 128] == memoryview(was)[base : base + 128]:
             return 0  # (compared in C)
         n = 0
         start = -1
         end = 0
+        held = 0
         for col in range(128):
             if now[base + col] != was[base + col]:
                 if start < 0:
@@ -59,13 +61,15 @@ except Exception:
                     out[n] = start
                     out[n + 1] = end
                     n += 2
+                    held += end - start
                     start = col
                 end = col + 1
         if start >= 0:
             out[n] = start
             out[n + 1] = end
             n += 2
-        return n >> 1
+            held += end - start
+        return (n >> 1) | held << 4
 
 
 _WIDTH = const(128)
@@ -184,9 +188,13 @@ class _OLED(framebuf.FrameBuffer):
         return True
 
     def fill(self, c):
-        """Clear (c 0) or light the whole frame: its first byte, then what is done copied over
-        the next as many (memmove, 10 copies): framebuf's fill sets each pixel on its own."""
+        """Clear (c 0) or light the whole frame: in native code (glyphs.clear) on a Pico, else
+        its first byte, then what is done copied over the next as many (memmove, 10 copies):
+        framebuf's fill sets each pixel on its own."""
         frame = self._frame_view
+        if not c and clear is not None:
+            clear(frame)
+            return
         frame[0] = 255 if c else 0
         n = 1
         while n < _FRAME_BYTES:
@@ -277,10 +285,11 @@ class _OLED(framebuf.FrameBuffer):
             framing = _SPAN_FRAMING_1MHZ if self.freq > 400_000 else _SPAN_FRAMING
             cost = 0
             for page in range(_PAGES):
-                n = _spans(self.buffer, sent, page, out)
-                for k in range(0, 2 * n, 2):
-                    cost += out[k + 1] - out[k] + framing
-            whole = cost > _WHOLE_BYTES
+                n = _spans(self.buffer, sent, page, out)  # (how many, their columns << 4)
+                cost += (n >> 4) + (n & 15) * framing
+                if cost > _WHOLE_BYTES:
+                    whole = True
+                    break
         if whole:
             if self.RAM_COLUMN_OFFSET:  # SH1106: no horizontal addressing, a page at a time
                 for page in range(_PAGES):
@@ -297,7 +306,7 @@ class _OLED(framebuf.FrameBuffer):
             return _PAGES
         spans = 0
         for page in range(_PAGES):
-            n = _spans(self.buffer, sent, page, out)
+            n = _spans(self.buffer, sent, page, out) & 15
             if n:
                 for k in range(0, 2 * n, 2):
                     self._send(page, out[k], out[k + 1])

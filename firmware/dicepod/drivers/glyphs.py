@@ -1,6 +1,6 @@
 """The display driver's inner loops in viper (native code): the 6×8 font written straight into
-a MONO_VLSB frame buffer (text6), the changed spans of a page (spans), a dotted line (dots)
-and the 8×8 font scaled up (big).
+a MONO_VLSB frame buffer (text6), the changed spans of a page (spans), a dotted line (dots),
+the 8×8 font scaled up (big) and a cleared frame (clear).
 
 Driver (device only: the display driver, dicepod.drivers.display, offers text6 to the screens as
 its text6() method; dicepod.ui.font6 draws through it when the canvas has one, else in Python;
@@ -33,7 +33,8 @@ def spans(now, was, page: int, out) -> int:
     """The changed columns of page (0..7) between the frames now and was (1,024 bytes each,
     128 columns a page) as spans, (first, one past the last) byte pairs written into out (32
     bytes: at most 8 spans); two spans at most _GAP unchanged columns apart are one. Return
-    how many."""
+    how many, plus the columns they hold << 4 (show() weighs a frame's spans without a loop
+    over them)."""
     a = ptr8(now)
     b = ptr8(was)
     o = ptr8(out)
@@ -42,6 +43,7 @@ def spans(now, was, page: int, out) -> int:
     start = -1
     end = 0
     col = 0
+    held = 0
     while col < 128:
         if a[base + col] != b[base + col]:
             if start < 0:
@@ -50,6 +52,7 @@ def spans(now, was, page: int, out) -> int:
                 o[n] = start
                 o[n + 1] = end
                 n += 2
+                held += end - start
                 start = col
             end = col + 1
         col += 1
@@ -57,7 +60,22 @@ def spans(now, was, page: int, out) -> int:
         o[n] = start
         o[n + 1] = end
         n += 2
-    return n >> 1
+        held += end - start
+    return (n >> 1) | held << 4
+
+
+@micropython.viper
+def clear(buf):
+    """Zero the 1,024 bytes of a frame (a byte at a time: the frame's view need not be
+    word-aligned), for the display's fill(0): framebuf's own fill sets each pixel apart."""
+    b = ptr8(buf)
+    i = 0
+    while i < 1024:
+        b[i] = 0
+        b[i + 1] = 0
+        b[i + 2] = 0
+        b[i + 3] = 0
+        i += 4
 
 
 @micropython.viper
