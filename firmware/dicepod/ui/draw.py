@@ -52,11 +52,21 @@ def die(canvas, x, y, face, style=ROLLED, size=20):
         canvas.fill_rect(x, y, size, size, 1)
         ink = 0
     elif style == DIM:
-        for i in range(0, size, 2):
-            canvas.pixel(x + i, y, 1)
-            canvas.pixel(x + i, y + size - 1, 1)
-            canvas.pixel(x, y + i, 1)
-            canvas.pixel(x + size - 1, y + i, 1)
+        pixel = canvas.pixel  # (looked up once: the display's classes are walked for it)
+        if hasattr(canvas, "dots"):
+            # the top and bottom rows' every other pixel at once (native on a Pico; they
+            # are dark before, so inverting them lights them), then the sides
+            canvas.dots(x, size, y)
+            canvas.dots(x, size, y + size - 1)
+            for i in range(0, size, 2):
+                pixel(x, y + i, 1)
+                pixel(x + size - 1, y + i, 1)
+        else:
+            for i in range(0, size, 2):
+                pixel(x + i, y, 1)
+                pixel(x + i, y + size - 1, 1)
+                pixel(x, y + i, 1)
+                pixel(x + size - 1, y + i, 1)
     else:
         canvas.rect(x, y, size, size, 1)
         if style == KEPT:
