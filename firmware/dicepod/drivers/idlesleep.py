@@ -20,7 +20,7 @@ _STEP_MS = const(3)  # the sleep's step: the longest a press waits for the pass 
 # The step while a button is down: the release an OK or BACK tap acts on is seen sooner, and the
 # short steps cost the idle CPU nothing (no finger, the long steps).
 _HELD_STEP_MS = const(1)
-_SETTLE_MS = const(1)  # after an edge, before that pass reads the pins
+_SETTLE_MS = const(1)  # after a press's edge, before that pass reads the pins
 
 
 def install(board, sleep, pause_ms=100):
@@ -51,9 +51,11 @@ def install(board, sleep, pause_ms=100):
             sleep(step)
             slept += step
             step = _HELD_STEP_MS if keys.state else _STEP_MS
-            if keys.latched() or keys.state and keys.read() != keys.state:
+            if keys.latched():
                 sleep(_SETTLE_MS)  # (a read inside a bounce is the driver's to sort out)
                 break
+            if keys.state and keys.read() != keys.state:
+                break  # a release: read at once (inside its bounce, again a step later)
             if slept >= due:
                 break
             if slept < limit:
