@@ -6,7 +6,6 @@ of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 
 from dicepod.rules import battle, odds, scoring
 from dicepod.ui import draw
-from dicepod.ui.gamemenu import GameMenu
 from dicepod.ui.lists import Confirm, ListScreen, Pick
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Reset, Screen, wrap
 
@@ -241,6 +240,8 @@ class BattleScreen(Screen):
         game = app.session.game
         phase = game.phase
         if button == LONG_OK:
+            from dicepod.ui.gamemenu import GameMenu
+
             return GameMenu(app, (("Heroes", _heroes),))
         if button == BACK:
             return POP

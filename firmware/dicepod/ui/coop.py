@@ -3,7 +3,6 @@ bar. UP/DOWN pick the action (the likeliest next one comes first after every eve
 it, long OK opens the game menu, long BACK undoes. Pure."""
 
 from dicepod.ui import draw
-from dicepod.ui.gamemenu import GameMenu
 from dicepod.ui.lists import ListScreen
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
@@ -44,6 +43,8 @@ class ActionScreen(Screen):
         elif button == OK and count:
             return app.do(self.actions[self.index][1])  # a question resumes this very action
         elif button == LONG_OK:
+            from dicepod.ui.gamemenu import GameMenu
+
             return GameMenu(app)
         elif button == BACK:
             return POP

@@ -8,7 +8,6 @@ from micropython import const
 
 from dicepod.rules import free
 from dicepod.ui import draw
-from dicepod.ui.freemenu import menu  # the game menu with Free roll's own entries
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Screen
 
 # The bars' base line; the face numbers are drawn under it. The status line and the counts,
@@ -239,3 +238,14 @@ def _line(canvas, x, w, y):
     pixel = canvas.pixel  # (looked up once: the display's classes are walked for it)
     for i in range(x, x + w, 2):
         pixel(i, y, 0 if pixel(i, y) else 1)
+
+
+def menu(app, screen):  # noqa: F811  (rebound to freemenu.menu by its first call)
+    """The game menu with Free roll's own entries (dicepod.ui.freemenu, imported after the
+    first frame: dicepod.ram). The first call puts freemenu's menu in this one's place: an
+    import statement searches the interned names for every part of the module's name, about
+    0.1 ms each on a Pico, and the later holds need none."""
+    global menu
+    from dicepod.ui.freemenu import menu
+
+    return menu(app, screen)

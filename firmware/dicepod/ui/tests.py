@@ -10,7 +10,6 @@ from micropython import const
 
 from dicepod.rules import tn
 from dicepod.ui import draw
-from dicepod.ui.gamemenu import GameMenu
 from dicepod.ui.lists import Pick
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Replace, Screen
 
@@ -177,6 +176,8 @@ class TestsScreen(Screen):
             self.dirty = True
             return None
         if button == LONG_OK:
+            from dicepod.ui.gamemenu import GameMenu
+
             return GameMenu(app)
         if button == BACK:
             return POP
