@@ -87,10 +87,11 @@ def _prelude(code):
     return state + 1, exc, flags, at + 1
 
 
-def _raw_code(r, qstrs, module, out, depth=0):
+def _raw_code(r, qstrs, module, out, depth=0, places=None):
     kind_len = r.uint()
     kind = kind_len & 3
     children = (kind_len >> 2) & 1
+    start = r.at
     code = r.take(kind_len >> 3)
     if kind == 0:  # bytecode
         state, exc, flags, at = _prelude(code)
@@ -99,17 +100,19 @@ def _raw_code(r, qstrs, module, out, depth=0):
         words = state + 3 * exc  # mp_exc_stack_t: 3 words
         out.append((module, name, state, exc, words, bool(flags & _GENERATOR)))
     else:  # native or viper code: no bytecode frame (what follows it is not read here)
-        out.append((module, "(native code)", 0, 0, 0, False))
+        name = "(native code)"
+        out.append((module, name, 0, 0, 0, False))
+    if places is not None:
+        places.append((start, r.at, name))
     if children:
         for _ in range(r.uint()):
-            _raw_code(r, qstrs, module, out, depth + 1)
+            _raw_code(r, qstrs, module, out, depth + 1, places)
 
 
-def functions(path, module):
-    """Every function of one .mpy file: (module, name, n_state, n_exc, words, generator)."""
-    r = _Reader(path.read_bytes())
+def _read(data, module, places=None):
+    r = _Reader(data)
     if r.byte() != ord("M"):
-        raise ValueError("%s: not an .mpy file" % path)
+        raise ValueError("%s: not an .mpy file" % module)
     r.take(3)  # version, features, small-int bits
     n_qstr = r.uint()
     n_obj = r.uint()
@@ -125,10 +128,24 @@ def functions(path, module):
         _object(r)
     out = []
     try:
-        _raw_code(r, qstrs, module, out)
+        _raw_code(r, qstrs, module, out, places=places)
     except (IndexError, ValueError):  # native code's extra sections: its own functions only
         pass
     return out
+
+
+def functions(path, module):
+    """Every function of one .mpy file: (module, name, n_state, n_exc, words, generator)."""
+    return _read(path.read_bytes(), module)
+
+
+def code_places(data):
+    """Where each function's code sits in one .mpy file's bytes: [(first byte, one past the
+    last, name)] (tools/profile_pico.py --python maps the addresses of code run in place from
+    the ROMFS partition to functions with it); the names and constants before the first."""
+    places = []
+    _read(data, "", places)
+    return places
 
 
 def main(argv):

@@ -12,6 +12,8 @@ the garbage collector, LittleFS, SHA-256, I2C, ...).
         --callers qstr_find_strn [--depth 5]
     .venv/bin/python tools/profile_pico.py --modes tests --shows "OK TestsScreen" --allocs \
         [--depth 6]
+    .venv/bin/python tools/profile_pico.py --firmware dicepod --python --modes battle \
+        --shows "OK BattleScreen" --quick
 
 --heap leaves the app that many KB of heap (a ballast takes the rest, as the suite's heap gate
 does: tests/test_pico_sessions.py). --boot profiles the boot instead (power-on to the first
@@ -22,7 +24,11 @@ passes answering the presses bench_pico --list labels that way, to their last di
 --callers also lists who calls a C function there (which operation searches the interned
 names, say). --allocs counts those ticks' heap allocations instead, exactly (every call of
 gc_alloc and the bytes asked for: dicepod_host.pico's allocs), by who asked (a file opened
-costs 1,148 bytes, a call with a heap frame its frame...).
+costs 1,148 bytes, a call with a heap frame its frame...). --firmware dicepod runs dicepod's
+build (the package in ROMFS; its own ELF's symbols); there --python also maps each sample to
+the Python function running, by the first address on the stack inside the ROMFS partition (a
+heuristic, as --callers': the bytecode being run, or a name or constant of the module it
+belongs to, which the search of the interned names compares).
 """
 
 import argparse
@@ -36,7 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import pico_sessions as ps  # noqa: E402
 
-from dicepod_host.pico import ELF_NAME, Pico, find_rp2  # noqa: E402
+from dicepod_host import pico as _pico  # noqa: E402
 
 GROUPS = (
     ("garbage collector", ("gc_",)),
@@ -62,6 +68,63 @@ GROUPS = (
     ),
     ("memory copy", ("memcpy", "memset", "__aeabi_mem", "memmove")),
 )
+
+
+FIRMWARE = "stock"  # --firmware
+Pico = _pico.Pico
+# dicepod's build: the ROMFS partition, where the package's bytecode is run in place
+ROMFS_ADDRESS = 0x10000000 + _pico.ROMFS_OFFSET
+
+
+def python_places():
+    """[(first address, one past the last, 'module.function')] of the deployed package's code
+    in the ROMFS partition (as dicepod_host.pico lays it out), sorted; a module's names and
+    constants, before its first function, as 'module (names, constants)'."""
+    from mpy_frames import code_places
+
+    from dicepod_host.deploy import romfs_files, romfs_image
+
+    package = romfs_files(_pico.deployed_files())
+    image = romfs_image(package)
+    places = []
+    for path, data in package.items():
+        at = image.find(data)
+        if at < 0 or not path.endswith(".mpy"):
+            continue
+        base = ROMFS_ADDRESS + at
+        module = path[: -len(".mpy")].replace("/", ".")
+        found = code_places(data)
+        if found:
+            places.append((base, base + found[0][0], module + " (names, constants)"))
+        for start, end, name in found:
+            places.append((base + start, base + end, module + "." + name))
+    places.sort()
+    return places
+
+
+def place_of(places, chain):
+    """The Python function of the first address in chain inside the package's code."""
+    starts = [p[0] for p in places]
+    for a in chain:
+        i = bisect.bisect_right(starts, a) - 1
+        if i >= 0 and a < places[i][1]:
+            return places[i][2]
+    return "(no Python frame found)"
+
+
+def report_python(callers, every, top, count):
+    by_module = {}
+    for (place,), n in callers.items():
+        module = place.split(" ")[0].rsplit(".", 1)[0] if "." in place else place
+        by_module[module] = by_module.get(module, 0) + n
+    total = sum(callers.values()) or 1
+    ms = every / 125e3 / max(1, count)
+    print("Python modules (ms a pass):")
+    for module, n in sorted(by_module.items(), key=lambda kv: -kv[1])[:top]:
+        print("  %6.2f ms %5.1f %%  %s" % (n * ms, 100.0 * n / total, module))
+    print("Python functions (ms a pass):")
+    for (place,), n in sorted(callers.items(), key=lambda kv: -kv[1])[:top]:
+        print("  %6.2f ms %5.1f %%  %s" % (n * ms, 100.0 * n / total, place))
 
 
 def symbols(elf):
@@ -104,25 +167,39 @@ def main(argv):
     parser.add_argument("--depth", type=int, default=4, help="with --callers: callers a sample")
     parser.add_argument("--quick", action="store_true", help="the suite's shorter sessions")
     parser.add_argument(
+        "--firmware", choices=_pico.FIRMWARES, default="stock", help="the build to profile"
+    )
+    parser.add_argument(
+        "--python",
+        action="store_true",
+        help="(--firmware dicepod) also the Python functions the samples fall in",
+    )
+    parser.add_argument(
         "--allocs",
         action="store_true",
         help="instead of PC samples: the heap allocations of those ticks (every gc_alloc, the"
         " bytes asked for), by who asked (--depth return addresses)",
     )
     args = parser.parse_args(argv)
-    folder = find_rp2(required=True)
-    addrs, names = symbols(folder / ELF_NAME)
+    if args.python and args.firmware != "dicepod":
+        parser.error("--python needs --firmware dicepod (the stock build runs bytecode from RAM)")
+    global FIRMWARE
+    FIRMWARE = args.firmware
+    addrs, names = symbols(_pico.firmware_files(args.firmware)[1])
     if args.boot is not None:
         return profile_boot(args, addrs, names)
     modes = [m for m in ps.EVERY_MODE if m in args.modes.split(",")]
-    rec = ps.record(modes, **(ps.QUICK if args.quick else {}))
+    rec = ps.record(modes, resident=args.firmware == "dicepod", **(ps.QUICK if args.quick else {}))
     hist = {}
     heap = args.heap * 1024 if args.heap else None
     first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
     chosen = answers(rec, first, end, args.shows) if args.shows is not None else None
     until = frame_ends(rec, modes, chosen, heap) if chosen is not None else {}
     lo = hi = 0
-    if args.callers:
+    places = python_places() if args.python else None
+    if places is not None:
+        lo, hi, args.depth = 0x10000000, 0x30000000, max(args.depth, 16)
+    if args.callers and places is None:
         if args.callers not in names:
             print("no C function %r in the firmware's ELF" % args.callers, file=sys.stderr)
             return 2
@@ -130,7 +207,7 @@ def main(argv):
         lo, hi = addrs[at], addrs[at + 1]
     callers = {}
     totals = [0, 0]  # (--allocs) calls, bytes
-    with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
+    with Pico(files=ps.lockstep_files(heap=heap), usb="events", firmware=FIRMWARE) as pico:
         player = ps.Player(pico)
         player.boot()
         first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
@@ -162,7 +239,10 @@ def main(argv):
                 for pc, n in samples.items():
                     hist[pc] = hist.get(pc, 0) + n
                 for chain, n in found.items():
-                    key = tuple(name_of(addrs, names, a) for a in chain)
+                    if places is not None:
+                        key = (place_of(places, chain),)
+                    else:
+                        key = tuple(name_of(addrs, names, a) for a in chain)
                     callers[key] = callers.get(key, 0) + n
     what = "with a press edge" if chosen is None else (
         "answering %r, to the last display byte" % args.shows)  # fmt: skip
@@ -178,7 +258,9 @@ def main(argv):
         return 0
     report(hist, addrs, names, args.every, args.top, presses,
            "the %d ticks %s (%s)" % (presses, what, ",".join(modes)))  # fmt: skip
-    if hi:
+    if places is not None:
+        report_python(callers, args.every, args.top, presses)
+    elif hi:
         inside = sum(callers.values()) or 1
         print("callers of %s (%d samples in it):" % (args.callers, inside))
         for chain, n in sorted(callers.items(), key=lambda kv: -kv[1])[: args.top]:
@@ -191,7 +273,7 @@ def frame_ends(rec, modes, chosen, heap):
     (the second one, profiled, repeats it to the nanosecond): a pass's samples then stop where
     bench_pico's figure stops, before the collection after the frame."""
     ends = {}
-    with Pico(files=ps.lockstep_files(heap=heap), usb="events") as pico:
+    with Pico(files=ps.lockstep_files(heap=heap), usb="events", firmware=FIRMWARE) as pico:
         player = ps.Player(pico)
         player.boot()
         first, end = rec.marks[modes[0]][0], rec.marks[modes[-1]][1]
@@ -223,7 +305,7 @@ def profile_boot(args, addrs, names):
     files, n = journal_files(
         None if full else int(args.boot), FULL_BYTES if full else None, current=args.current
     )
-    with Pico(files=files, usb="events") as pico:
+    with Pico(files=files, usb="events", firmware=FIRMWARE) as pico:
         pico.profile(args.every)
         ms = pico.run_until_frame(max_ms=30_000)
         hist = pico.profile(0)
