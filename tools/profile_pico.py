@@ -102,9 +102,9 @@ def python_places():
     return places
 
 
-def place_of(places, chain):
-    """The Python function of the first address in chain inside the package's code."""
-    starts = [p[0] for p in places]
+def place_of(places, starts, chain):
+    """The Python function of the first address in chain inside the package's code (starts:
+    the places' first addresses)."""
     for a in chain:
         i = bisect.bisect_right(starts, a) - 1
         if i >= 0 and a < places[i][1]:
@@ -115,7 +115,10 @@ def place_of(places, chain):
 def report_python(callers, every, top, count):
     by_module = {}
     for (place,), n in callers.items():
-        module = place.split(" ")[0].rsplit(".", 1)[0] if "." in place else place
+        if " (" in place:  # a module's names and constants, or no Python frame
+            module = place.split(" (")[0]
+        else:
+            module = place.rsplit(".", 1)[0]
         by_module[module] = by_module.get(module, 0) + n
     total = sum(callers.values()) or 1
     ms = every / 125e3 / max(1, count)
@@ -197,6 +200,7 @@ def main(argv):
     until = frame_ends(rec, modes, chosen, heap) if chosen is not None else {}
     lo = hi = 0
     places = python_places() if args.python else None
+    starts = [p[0] for p in places] if places is not None else []
     if places is not None:
         lo, hi, args.depth = 0x10000000, 0x30000000, max(args.depth, 16)
     if args.callers and places is None:
@@ -240,7 +244,7 @@ def main(argv):
                     hist[pc] = hist.get(pc, 0) + n
                 for chain, n in found.items():
                     if places is not None:
-                        key = (place_of(places, chain),)
+                        key = (place_of(places, starts, chain),)
                     else:
                         key = tuple(name_of(addrs, names, a) for a in chain)
                     callers[key] = callers.get(key, 0) + n

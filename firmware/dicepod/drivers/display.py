@@ -77,10 +77,11 @@ _HEIGHT = const(64)
 _PAGES = const(8)  # 64 rows / 8 rows per page
 _FRAME_BYTES = const(1024)  # 128 columns x 8 pages
 # What a span costs besides its columns, in the time of a byte on the bus: its address write
-# and its data write's framing, and the Python between two spans (about 0.3 ms on a Pico, the
-# emulated one measured), worth more bytes the faster the bus (SCL at 1 MHz, the device.fastbus
-# setting, or at 400 kHz); and what an SSD1306's whole frame costs: window (9), frame (1,025),
-# page addressing again (3). A frame goes whole when its spans would take longer.
+# and its data write's framing, and the Python between two spans, worth more bytes the faster
+# the bus (SCL at 1 MHz, the device.fastbus setting, or at 400 kHz; tools/bench_pico.py and
+# tests/test_pico_display_bus.py weigh them); and what an SSD1306's whole frame costs: window
+# (9), frame (1,025), page addressing again (3). A frame goes whole when its spans would take
+# longer.
 _SPAN_FRAMING = const(19)
 _SPAN_FRAMING_1MHZ = const(34)
 _WHOLE_BYTES = const(1040)

@@ -23,7 +23,7 @@ import micropython
 from micropython import const
 
 # Two changed spans of a page at most this many unchanged columns apart are one: a span costs
-# its framing on the bus (dicepod.drivers.display's _SPAN_OVERHEAD) and its sending's Python,
+# its framing on the bus (dicepod.drivers.display's _SPAN_FRAMING) and its sending's Python,
 # which costs about as much as the bytes of a short gap.
 _GAP = const(16)
 

@@ -243,8 +243,8 @@ def _line(canvas, x, w, y):
 def menu(app, screen):  # noqa: F811  (rebound to freemenu.menu by its first call)
     """The game menu with Free roll's own entries (dicepod.ui.freemenu, imported after the
     first frame: dicepod.ram). The first call puts freemenu's menu in this one's place: an
-    import statement searches the interned names for every part of the module's name, about
-    0.1 ms each on a Pico, and the later holds need none."""
+    import statement searches the interned names for every part of the module's name, and the
+    later holds need none."""
     global menu
     from dicepod.ui.freemenu import menu
 
