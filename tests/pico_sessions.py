@@ -149,8 +149,8 @@ def record(sessions=EVERY_MODE, seed=SEED, resident=False, **options):
 
 def lockstep_files(seed=SEED, heap=None, measure=False):
     """The files that make a deployed Pico run the lockstep loop (on top of the firmware);
-    heap: the bytes of heap left to the app (a ballast takes the rest); measure: heap figures
-    in SCRATCH0-2 (scratch())."""
+    heap: the bytes of heap left to the app (a ballast takes the rest); measure: the heap
+    before the app's first import and after its first pass (heap_at_boot())."""
     files = {
         "main.py": (HERE / "pico_lockstep.py").read_bytes(),
         "seeded.py": (PORTABLE / "seeded.py").read_bytes(),
@@ -176,11 +176,23 @@ def seeded_main_files(seed=SEED):
     return {"main.py": main, "seeded.py": (PORTABLE / "seeded.py").read_bytes()}
 
 
+def heap_at_boot(pico):
+    """(free heap, free before the app's first import) on a measuring lockstep Pico after
+    Player.boot(); the host's count of the free heap (Pico.heap) must equal the Pico's own
+    gc.mem_free() after its first pass (SCRATCH0): the check that it reads the right table."""
+    own, _, start = pico.call("peek", addr=0x4005800C, count=3)["words"]
+    free, _low = pico.heap()
+    if free != own:
+        raise AssertionError(
+            "the host counts %d bytes of heap free, gc.mem_free() %d" % (free, own)
+        )
+    return free, start
+
+
 def scratch(pico):
-    """(gc.mem_free() after the last tick, its minimum so far, before the app's first import)
-    from a measuring lockstep Pico."""
-    words = pico.call("peek", addr=0x4005800C, count=3)["words"]
-    return words[0], words[1], words[2]
+    """(free heap now, its lowest after any tick since the last call) from a lockstep Pico,
+    counted by the host in the Pico's RAM (Pico.heap)."""
+    return pico.heap()
 
 
 # Interned names (qstrs) live in pools that double: the firmware's RAM pools hold 20 + 40 + ...
@@ -191,10 +203,11 @@ NAMES_IN_SIX_POOLS = 1260
 
 def interned(pico):
     """(pools, names, text bytes, total bytes) of the names interned in RAM, from
-    micropython.qstr_info() at the REPL (the app stops: read the journal first)."""
+    micropython.qstr_info() at the REPL (a lockstep Pico's app, or none: the app stops, so
+    read the journal first)."""
     import re
 
-    out = pico.exec_raw("import micropython\nmicropython.qstr_info()")
+    out = pico.exec_raw("import micropython\nmicropython.qstr_info()", ask_app=False)
     found = re.search(
         r"n_pool=(\d+), n_qstr=(\d+), n_str_data_bytes=(\d+), n_total_bytes=(\d+)", out
     )

@@ -25,6 +25,7 @@ from pico_sessions import (
     QUICK,
     FingerBoard,
     Player,
+    heap_at_boot,
     interned,
     journal_of,
     lockstep_files,
@@ -79,7 +80,7 @@ def _every_mode_within(firmware):
     with Pico(files=files, usb="events", firmware=firmware, timing=UNTIMED) as pico:
         player = Player(pico)
         player.boot()
-        _free, _low, start = scratch(pico)
+        _free, start = heap_at_boot(pico)
         assert pico.frame() == rec.frames[0], diff_image(pico.frame(), rec.frames[0])
         lowest = {}
         for mode in EVERY_MODE:
@@ -88,7 +89,9 @@ def _every_mode_within(firmware):
             lowest[mode] = scratch(pico)[1]
         journal, settings = journal_of(pico)
         pools, names, text, total = interned(pico)
-        where = pico.exec_raw("import sys\nprint(sys.modules['dicepod.app'].__file__)")
+        where = pico.exec_raw(
+            "import sys\nprint(sys.modules['dicepod.app'].__file__)", ask_app=False
+        )
     assert journal == rec.journal and journal.count(b"\n") > 100
     assert settings == rec.settings
     print("heap left to the app %d; lowest free after each mode: %s" % (start, lowest))

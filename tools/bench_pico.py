@@ -368,7 +368,7 @@ def bench_lockstep(rec, modes, listing=False):
     with Pico(files=ps.lockstep_files(measure=True), usb="events") as pico:
         player = ps.Player(pico)
         player.boot()
-        free, low, start = ps.scratch(pico)
+        free, start = ps.heap_at_boot(pico)
         boot_free = free
         same = pico.frame() == rec.frames[0]
         for mode in modes:
@@ -383,8 +383,7 @@ def bench_lockstep(rec, modes, listing=False):
                 starts.append(pico.now_ns)
                 player.tick(rec.pins[i])
                 allocs.append(pico.allocs())
-                free, _low, _start = ps.scratch(pico)
-                pico.allocs()  # (scratch's own allocations left out)
+                free, _low = ps.scratch(pico)
                 lowest = free if lowest is None else min(lowest, free)
             starts.append(pico.now_ns)
             same = same and pico.frame() == rec.frames[end]
@@ -475,6 +474,8 @@ def runs_in(rec, modes, heap, lowest=None, firmware=None):
             player.boot()
         except RuntimeError:
             return False
+        if lowest is not None:
+            ps.heap_at_boot(pico)  # (the host counts the heap after every tick from here)
         if pico.frame() != rec.frames[first]:
             return False
         for i in range(first, end):
@@ -589,7 +590,9 @@ def bench_ram(modes):
 
     with Pico(files=ps.lockstep_files(heap=SMALL_HEAP), usb="events") as pico:
         ps.Player(pico).boot()
-        booted = pico.exec_raw("import sys\nprint(' '.join(sorted(sys.modules)))").split()
+        booted = pico.exec_raw(
+            "import sys\nprint(' '.join(sorted(sys.modules)))", ask_app=False
+        ).split()
     done = set()
     groups = [("boot", _in_import_order([m for m in booted if m.startswith("dicepod")], done))]
     for mode in modes:

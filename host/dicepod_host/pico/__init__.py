@@ -735,6 +735,36 @@ class Pico:
         self.alloc_callers = {tuple(int(a) for a in k.split(",") if a): n for k, n in reply["by"]}
         return reply["calls"], reply["bytes"]
 
+    def heap(self) -> tuple[int, int]:
+        """The heap's free bytes now, as gc.mem_free() counts them, and the lowest after any
+        lockstep tick (run_ticks) since the previous call: counted by the emulator in the
+        chip's RAM, without running it (MicroPython's allocation table, found through the
+        firmware's mp_state_ctx), so a test measures every tick without the million cycles
+        each gc.mem_free() takes."""
+        if getattr(self, "_heap_area", None) is None:
+            self._heap_area = self._find_heap()
+            atb, length = self._heap_area
+            reply = self.call("heap", atb=atb, len=length)
+        else:
+            reply = self.call("heap")
+        return reply["free"], reply["low"]
+
+    def _find_heap(self) -> tuple[int, int]:
+        """(address, bytes) of the GC's allocation table: in mp_state_ctx's heap area (py/
+        mpstate.h) the words (table, its length, [finaliser table,] pool start, pool end), the
+        pool ending at __GcHeapEnd and the table starting at __GcHeapStart (py/gc.c gc_init)."""
+        ctx = elf_symbol("mp_state_ctx", self.rp2, self.firmware)
+        atb = elf_symbol("__GcHeapStart", self.rp2, self.firmware)
+        end = elf_symbol("__GcHeapEnd", self.rp2, self.firmware) & ~15
+        words = self.call("peek", addr=ctx, count=1024)["words"]
+        for i in range(4, len(words)):
+            if words[i] != end:
+                continue
+            for j in (i - 4, i - 3):
+                if words[j] == atb and atb + words[j + 1] <= words[i - 1] < end:
+                    return atb, words[j + 1]
+        raise PicoError("the GC heap's allocation table was not found in mp_state_ctx")
+
     def profile_callers(
         self, every: int, lo: int, hi: int, depth: int = 4, until_ns: float = 0
     ) -> tuple[dict[int, int], dict[tuple[int, ...], int]]:
@@ -942,6 +972,8 @@ class Pico:
             with self._lock:
                 data = bytes(self._usb_out)
                 self._usb_out.clear()
+            if not data and timeout:
+                time.sleep(min(timeout, 0.005))  # (a caller's loop waits, not spins)
             return data
         out = b""
         end = time.monotonic() + timeout
@@ -973,26 +1005,31 @@ class Pico:
                     raise PicoError("the emulator did not take the USB bytes")
                 time.sleep(0.002)
 
-    def exec_raw(self, code: str, timeout: float = 30.0) -> str:
+    def exec_raw(self, code: str, timeout: float = 30.0, ask_app: bool = True) -> str:
         """Run code through the raw REPL (the app asked to stop first); return its stdout.
-        Raise PicoError with the device's traceback when the code raises."""
+        Raise PicoError with the device's traceback when the code raises. ask_app=False: a
+        main.py that leaves Ctrl-C on and reads no line between its passes (the lockstep
+        tests' loop, which runs a pass only when the test ticks it) is stopped by Ctrl-C at
+        once, not asked."""
         was_running = self._running is not None
         if not was_running:
             self.go(realtime=False)
         try:
             self.usb_read(0.05)
-            # The dicepod app keeps Ctrl-C off while it runs (issue 12): ask it to hand the
-            # line over (protocol `repl`; it answers once its journal is written). At the REPL
-            # already, the line is a harmless NameError (Ctrl-B first: out of a raw REPL an
-            # earlier call left; to the app a junk command line, answered with an error).
-            self.usb_write(b"\r\x02\nrepl\n")
-            seen = b""
-            end = time.monotonic() + timeout
-            while time.monotonic() < end:  # the app's repl line, or the REPL's NameError
-                seen += self.usb_read(0.05)
-                if b'"type":"repl"' in seen or b"NameError" in seen:
-                    break
-            time.sleep(0.2)
+            if ask_app:
+                # The dicepod app keeps Ctrl-C off while it runs (issue 12): ask it to hand
+                # the line over (protocol `repl`; it answers once its journal is written). At
+                # the REPL already, the line is a harmless NameError (Ctrl-B first: out of a
+                # raw REPL an earlier call left; to the app a junk command line, answered
+                # with an error).
+                self.usb_write(b"\r\x02\nrepl\n")
+                seen = b""
+                end = time.monotonic() + timeout
+                while time.monotonic() < end:  # the app's repl line, or the REPL's NameError
+                    seen += self.usb_read(0.05)
+                    if b'"type":"repl"' in seen or b"NameError" in seen:
+                        break
+                time.sleep(0.2)
             self.usb_write(b"\r\x03\x03\x01")
             self._expect(b"raw REPL; CTRL-B to exit\r\n>", timeout)
             self.usb_write(code.encode() + b"\x04")

@@ -1201,6 +1201,7 @@ function main() {
     if (!job.stopped && job.ticks && pico.pins.level[job.ticks.done] !== job.ticks.from) {
       // a lockstep tick is over (the chip toggled the done pin): the next one, or the end
       job.ticks.n += 1;
+      if (pico.heapArea) noteHeap();
       if (job.ticks.n >= job.ticks.masks.length) job.stopped = 'ticks';
       else startTick(job.ticks);
     }
@@ -1223,6 +1224,24 @@ function main() {
   // for one tick, done here for each mask of a list, so a test's press costs one command: the
   // buttons in the mask held (their pins driven low, the others let go), the go pin toggled,
   // then the chip runs until it toggles the done pin (tests/pico_lockstep.py: one App.tick).
+  // The heap's free bytes as gc.mem_free() counts them (py/gc.c: 16 bytes a block, a block
+  // free when its two bits in the allocation table are 0), read from the RAM without running
+  // the chip: counting them on the chip costs about a million cycles a time.
+  const FREE_IN_BYTE = Uint8Array.from({ length: 256 },
+    (_, b) => [0, 2, 4, 6].filter((s) => ((b >> s) & 3) === 0).length);
+  function heapFree() {
+    const { atb, len } = pico.heapArea;
+    const at = atb - 0x20000000;
+    const table = pico.mcu.sram;
+    let n = 0;
+    for (let i = at; i < at + len; i++) n += FREE_IN_BYTE[table[i]];
+    return n * 16;
+  }
+  function noteHeap() {
+    const free = heapFree();
+    if (free < pico.heapLow) pico.heapLow = free;
+  }
+
   function startTick(t) {
     const mask = t.masks[t.n];
     for (let i = 0; i < t.buttons.length; i++) {
@@ -1378,6 +1397,16 @@ function main() {
           : { calls: 0, bytes: 0, by: [] };
         pico.allocs = msg.pc ? { pc: msg.pc, calls: 0, bytes: 0, depth: msg.depth || 0, by: new Map() } : null;
         return reply(id, counts);
+      }
+      case 'heap': {
+        // {atb, len}: count the heap's free bytes after every lockstep tick from now on (the
+        // lowest kept); each reply gives the free bytes now and the lowest since the last call.
+        if (msg.atb) pico.heapArea = { atb: msg.atb, len: msg.len };
+        if (!pico.heapArea) throw new Error('no heap watched: give its atb and len first');
+        const free = heapFree();
+        const low = Math.min(pico.heapLow ?? free, free);
+        pico.heapLow = free;
+        return reply(id, { free, low });
       }
       case 'peek': {
         const words = [];
