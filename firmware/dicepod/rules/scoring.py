@@ -10,7 +10,7 @@ A scoring roll ("combo") is the sorted tuple of its dice values, which names it 
 
 from micropython import const
 
-from dicepod.rules.dice import contains, counts
+from dicepod.rules.dice import counts
 
 # Every scoring roll there is, in listing order.
 COMBOS = (
@@ -199,20 +199,24 @@ def uses_rolled(combos, rolled):
 
 
 def _collect(face_counts, start, current, out):
-    """Append to out every multiset of COMBOS[start:] that fits into face_counts."""
-    for i in range(start, len(COMBOS)):
-        combo = COMBOS[i]
-        need = counts(combo)
-        if not contains(face_counts, need):
-            continue
-        for value in combo:
-            face_counts[value] -= 1
-        current.append(combo)
-        out.append(tuple(current))
-        _collect(face_counts, i, current, out)
-        current.pop()
-        for value in combo:
-            face_counts[value] += 1
+    """Append to out every multiset of COMBOS[start:] that fits into face_counts. (The combos
+    that fit come from one mask() a level, not a count list built and compared per combo: a
+    roll's choices are listed in the press that shows them.)"""
+    found = mask(face_counts) >> start
+    i = start
+    while found:
+        if found & 1:
+            combo = COMBOS[i]
+            for value in combo:
+                face_counts[value] -= 1
+            current.append(combo)
+            out.append(tuple(current))
+            _collect(face_counts, i, current, out)
+            current.pop()
+            for value in combo:
+                face_counts[value] += 1
+        found >>= 1
+        i += 1
 
 
 def set_aside_choices(dice, kept=(), two_sixes=0, kept_can_score=0):

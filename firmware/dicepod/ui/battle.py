@@ -154,15 +154,18 @@ class BattleScreen(Screen):
             marks = _marks(free, values)
             count = len(self.options)
             index = "%d/%d" % (self.cursor + 1, count) if count > 1 else ""
-            # the choice by name on up to two lines (the second leaves the UP/DOWN mark's column)
-            words = scoring.names(choice).split(" ")
+            # the choice by name on up to two lines (the second leaves the UP/DOWN mark's
+            # column): the first holds the most whole words that fit. (Cut at a space found,
+            # not split into words and joined again: every new string is looked up among the
+            # interned names on MicroPython, and this runs in the press that rolls.)
+            named = scoring.names(choice)
             width = 20 - len(index)
-            first = ""
-            while words and len(first) + len(words[0]) + (1 if first else 0) <= width:
-                first += (" " if first else "") + words.pop(0)
-            columns = 16 if not words and len(first) + len(index) < 16 else 21
+            cut = len(named) if len(named) <= width else named.rfind(" ", 0, width + 1)
+            first = named[:cut] if cut > 0 else ""
+            rest = named[cut + 1 :] if cut < len(named) else ""
+            columns = 16 if not rest and len(first) + len(index) < 16 else 21
             lines[0] = first + " " * (columns - len(first) - len(index)) + index
-            lines[1] = " ".join(words)
+            lines[1] = rest
             lines[2] = text
         elif phase == battle.BUST:
             # what is lost and what happens next (BG-5)
