@@ -34,6 +34,18 @@ _FIRST_STRAIGHT = const(7)
 
 KINDS = ("lucky_six", "double_six", "three_of_a_kind", "straight")
 _NAMES = const(("Lucky Six", "Double Six", "Three of a Kind", "Straight"))
+# The straights' names, COMBOS[7:]'s order: a name made from its digits is several new
+# strings, and MicroPython looks each new string up among every interned name.
+_STRAIGHTS = const(
+    (
+        "Straight 1-2-3",
+        "Straight 1-2-3-4",
+        "Straight 1-2-3-4-5",
+        "Straight 2-3-4",
+        "Straight 2-3-4-5",
+        "Straight 3-4-5",
+    )
+)
 
 
 def kind_index(combo):
@@ -54,6 +66,10 @@ def name(combo):
     if index == 2:
         return "Three %ds" % combo[0]
     if index == 3:
+        low = combo[0]
+        high = combo[-1]
+        if 1 <= low and high <= 5 and high - low == len(combo) - 1 >= 2:
+            return _STRAIGHTS[(low - 1) * (8 - low) // 2 + high - low - 2]
         return "Straight " + "-".join(map(str, combo))
     return _NAMES[index]
 
@@ -68,9 +84,9 @@ def names(combos):
         n = 1
         while i + n < len(combos) and combos[i + n] == combos[i]:
             n += 1
-        parts.append(name(combos[i]) + (" x%d" % n if n > 1 else ""))
+        parts.append(name(combos[i]) + " x%d" % n if n > 1 else name(combos[i]))
         i += n
-    return ", ".join(parts)
+    return parts[0] if len(parts) == 1 else ", ".join(parts)
 
 
 def mask(face_counts):

@@ -33,11 +33,15 @@ def aside_text(prefix, combos, width=21):
 def keep_text(keep, rest):
     """What a keep option does, in words, the dice in the row's order: 'Keep 3 4 5, re-roll 2'
     ('roll' when 'Keep 3 1 2, re-roll 5 2' is too long for 21 columns)."""
-    rolled = " ".join(map(str, rest))
+    if not keep and len(rest) > 1:
+        return "Re-roll all %d dice" % len(rest)
+    # each value after a space, formatted at once: fewer new strings, each looked up among
+    # the interned names on MicroPython
+    rolled = " %d" * len(rest) % tuple(rest)
     if not keep:
-        return "Re-roll all %d dice" % len(rest) if len(rest) > 1 else "Re-roll the " + rolled
-    kept = " ".join(map(str, keep))
-    return _fit("Keep %s, re-roll %s" % (kept, rolled), 21) or "Keep %s, roll %s" % (kept, rolled)
+        return "Re-roll the" + rolled
+    kept = " %d" * len(keep) % tuple(keep)
+    return _fit("Keep%s, re-roll%s" % (kept, rolled), 21) or "Keep%s, roll%s" % (kept, rolled)
 
 
 def bust_text(num, den, first):
@@ -124,8 +128,17 @@ class BattleScreen(Screen):
         phase = game.phase
         player = player_name(game.player)
         other = player_name(1 - game.player)
-        lines = ["", "", "", "%d:%d" % (game.score(0), game.score(1))]
-        lines[3] = "%-11s%5s" % ("%s turn %d" % (player, game.turn), lines[3])
+        # "P1 turn 3" in 11 columns, then the score "3:4" flush right in 5, in one string
+        # (each new string is looked up among the interned names on MicroPython)
+        right = game.score(1)
+        lines = ["", "", "", ""]
+        lines[3] = "%s turn %-3d%*d:%d" % (
+            player,
+            game.turn,
+            4 - (1 if right < 10 else 2 if right < 100 else 3),
+            game.score(0),
+            right,
+        )
         free = game.dice
         kept = _marks(free, game.kept)
         styles = [draw.ROLLED] * len(kept)
@@ -164,7 +177,7 @@ class BattleScreen(Screen):
             first = named[:cut] if cut > 0 else ""
             rest = named[cut + 1 :] if cut < len(named) else ""
             columns = 16 if not rest and len(first) + len(index) < 16 else 21
-            lines[0] = first + " " * (columns - len(first) - len(index)) + index
+            lines[0] = "%s%*s" % (first, max(0, columns - len(first)), index)
             lines[1] = rest
             lines[2] = text
         elif phase == battle.BUST:
