@@ -34,18 +34,6 @@ _FIRST_STRAIGHT = const(7)
 
 KINDS = ("lucky_six", "double_six", "three_of_a_kind", "straight")
 _NAMES = const(("Lucky Six", "Double Six", "Three of a Kind", "Straight"))
-# The straights' names, COMBOS[7:]'s order: a name made from its digits is several new
-# strings, and MicroPython looks each new string up among every interned name.
-_STRAIGHTS = const(
-    (
-        "Straight 1-2-3",
-        "Straight 1-2-3-4",
-        "Straight 1-2-3-4-5",
-        "Straight 2-3-4",
-        "Straight 2-3-4-5",
-        "Straight 3-4-5",
-    )
-)
 
 
 def kind_index(combo):
@@ -66,11 +54,9 @@ def name(combo):
     if index == 2:
         return "Three %ds" % combo[0]
     if index == 3:
-        low = combo[0]
-        high = combo[-1]
-        if 1 <= low and high <= 5 and high - low == len(combo) - 1 >= 2:
-            return _STRAIGHTS[(low - 1) * (8 - low) // 2 + high - low - 2]
-        return "Straight " + "-".join(map(str, combo))
+        # its digits formatted at once: each new string is looked up among every interned
+        # name on MicroPython, and a name made a digit at a time is six of them
+        return "Straight %d-%d-%d-%d-%d-%d"[: 8 + 3 * len(combo)] % tuple(combo)
     return _NAMES[index]
 
 
