@@ -73,16 +73,15 @@ def die(canvas, x, y, face, style=ROLLED, size=20):
             canvas.rect(x + 1, y + 1, size - 2, size - 2, 1)
     if style == BLANK or not 1 <= face <= 6:
         return
-    fill_rect = canvas.fill_rect  # (looked up once, as pixel above)
     for cell in _PIPS[face]:
         px = x + offsets[cell % 3]
         py = y + offsets[cell // 3]
         if pip >= 4:
             # a round-ish pip: a 4×4 square without its corners
-            fill_rect(px, py + 1, pip, pip - 2, ink)
-            fill_rect(px + 1, py, pip - 2, pip, ink)
+            canvas.fill_rect(px, py + 1, pip, pip - 2, ink)
+            canvas.fill_rect(px + 1, py, pip - 2, pip, ink)
         else:
-            fill_rect(px, py, pip, pip, ink)
+            canvas.fill_rect(px, py, pip, pip, ink)
 
 
 def dice_row(canvas, faces, styles, y=0, cursor=-1):
