@@ -739,8 +739,8 @@ class Pico:
         """The heap's free bytes now, as gc.mem_free() counts them, and the lowest after any
         lockstep tick (run_ticks) since the previous call: counted by the emulator in the
         chip's RAM, without running it (MicroPython's allocation table, found through the
-        firmware's mp_state_ctx), so a test measures every tick without the million cycles
-        each gc.mem_free() takes."""
+        firmware's mp_state_ctx), so a test measures every tick without gc.mem_free()'s walk
+        of the whole table on the chip."""
         if getattr(self, "_heap_area", None) is None:
             self._heap_area = self._find_heap()
             atb, length = self._heap_area

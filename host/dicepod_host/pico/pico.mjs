@@ -1226,7 +1226,7 @@ function main() {
   // then the chip runs until it toggles the done pin (tests/pico_lockstep.py: one App.tick).
   // The heap's free bytes as gc.mem_free() counts them (py/gc.c: 16 bytes a block, a block
   // free when its two bits in the allocation table are 0), read from the RAM without running
-  // the chip: counting them on the chip costs about a million cycles a time.
+  // the chip: gc.mem_free() on the chip walks the whole table, a large share of a pass.
   const FREE_IN_BYTE = Uint8Array.from({ length: 256 },
     (_, b) => [0, 2, 4, 6].filter((s) => ((b >> s) & 3) === 0).length);
   function heapFree() {
