@@ -189,12 +189,6 @@ def heap_at_boot(pico):
     return free, start
 
 
-def scratch(pico):
-    """(free heap now, its lowest after any tick since the last call) from a lockstep Pico,
-    counted by the host in the Pico's RAM (Pico.heap)."""
-    return pico.heap()
-
-
 # Interned names (qstrs) live in pools that double: the firmware's RAM pools hold 20 + 40 + ...
 # + 640 = 1,260 names, and the 1,261st allocates a pool of 1,280 entries, one 7.7 KB block found
 # wherever the heap then has one (docs/ARCHITECTURE.md, "RAM").

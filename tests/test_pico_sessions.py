@@ -30,7 +30,6 @@ from pico_sessions import (
     journal_of,
     lockstep_files,
     record,
-    scratch,
 )
 from pico_support import (
     UNTIMED,
@@ -86,7 +85,7 @@ def _every_mode_within(firmware):
         for mode in EVERY_MODE:
             first, end = rec.marks[mode]
             play_checked(player, rec, first, end, mode)
-            lowest[mode] = scratch(pico)[1]
+            lowest[mode] = pico.heap()[1]
         journal, settings = journal_of(pico)
         pools, names, text, total = interned(pico)
         where = pico.exec_raw(

@@ -383,7 +383,7 @@ def bench_lockstep(rec, modes, listing=False):
                 starts.append(pico.now_ns)
                 player.tick(rec.pins[i])
                 allocs.append(pico.allocs())
-                free, _low = ps.scratch(pico)
+                free, _low = pico.heap()
                 lowest = free if lowest is None else min(lowest, free)
             starts.append(pico.now_ns)
             same = same and pico.frame() == rec.frames[end]
@@ -488,7 +488,7 @@ def runs_in(rec, modes, heap, lowest=None, firmware=None):
             if lowest is not None:
                 for mode in sessions:
                     if i + 1 == rec.marks[mode][1]:
-                        lowest[mode] = ps.scratch(pico)[1]
+                        lowest[mode] = pico.heap()[1]
         journal, _ = ps.journal_of(pico)
         return journal == rec.journal[: rec.sizes[end]]
 

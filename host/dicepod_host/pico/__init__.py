@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -117,13 +118,23 @@ def find_rp2(required: bool = False) -> Path | None:
 def elf_symbol(name: str, folder: Path | None = None, firmware: str = "stock") -> int:
     """The address of a function in the firmware's ELF (firmware_files), from its symbol table
     (ELF32, little-endian); its Thumb bit cleared: the PC at its first instruction."""
-    elf = firmware_files(firmware, folder)[1].read_bytes()
+    address = _elf_symbols(firmware_files(firmware, folder)[1]).get(name)
+    if address is None:
+        raise UserError(f"no symbol {name} in {ELF_NAME}")
+    return address
+
+
+@functools.lru_cache(maxsize=4)
+def _elf_symbols(path: Path) -> dict[str, int]:
+    """Every symbol of an ELF file by name (the first of a name), its Thumb bit cleared; read
+    once a file (a Pico looks up several)."""
+    elf = path.read_bytes()
     if elf[:5] != b"\x7fELF\x01":
         raise UserError(f"{ELF_NAME} is not a 32-bit ELF file")
     (shoff,) = struct.unpack_from("<I", elf, 0x20)
     shentsize, shnum = struct.unpack_from("<HH", elf, 0x2E)
     sections = [struct.unpack_from("<IIIIIIIIII", elf, shoff + i * shentsize) for i in range(shnum)]
-    wanted = name.encode()
+    symbols: dict[str, int] = {}
     for sh in sections:
         if sh[1] != 2:  # SHT_SYMTAB
             continue
@@ -131,9 +142,9 @@ def elf_symbol(name: str, folder: Path | None = None, firmware: str = "stock") -
         for at in range(sh[4], sh[4] + sh[5], 16):
             st_name, st_value = struct.unpack_from("<II", elf, at)
             start = strtab[4] + st_name
-            if elf[start : start + len(wanted) + 1] == wanted + b"\0":
-                return st_value & ~1
-    raise UserError(f"no symbol {name} in {ELF_NAME}")
+            name = elf[start : elf.index(b"\0", start)].decode(errors="replace")
+            symbols.setdefault(name, st_value & ~1)
+    return symbols
 
 
 def require_rp2() -> Path:
