@@ -421,6 +421,37 @@ def test_native_big_text_is_draw_bigs_pixels():
     assert taken[-1] is False and d.buffer == plain
 
 
+def test_native_die_is_draw_dies_pixels():
+    """The display's die() (native code, dicepod.drivers.glyphs.die), which draw.die draws
+    through on the display, sets and clears the very pixels draw.die's rectangles do: every
+    face, every style, the three sizes the screens use, over a patterned background, clipped
+    at every edge."""
+    if framebuf is None:
+        skip("no framebuf: host/framebuf.py is not importable")
+    from dicepod.drivers import display
+    from dicepod.ui import draw
+
+    if display.die is None:
+        skip("no native code on this interpreter (CPython): the MicroPython run checks it")
+    d, ref, plain, taken = _spied("die")  # ref: no die(), rectangles
+    cases = []
+    for size in (20, 12, 11):
+        for style in (draw.ROLLED, draw.KEPT, draw.ASIDE, draw.BLANK, draw.DIM):
+            for face in range(8):  # 0 and 7: no face, the frame alone
+                cases.append((1 + face * 15, 21 + (face & 1) * 9, face, style, size))
+    rng = Seeded(7)
+    for _ in range(60):
+        x, y = rng.randbelow(150) - 21, rng.randbelow(90) - 21
+        size = (20, 12, 11)[rng.randbelow(3)]
+        cases.append((x, y, 1 + rng.randbelow(6), rng.randbelow(5), size))
+    for x, y, face, style, size in cases:
+        for canvas in (d, ref):
+            _background(canvas)
+            draw.die(canvas, x, y, face, style, size)
+        assert d.buffer == plain, (x, y, face, style, size)
+    assert taken == [True] * len(cases)
+
+
 def test_fill_clears_and_lights_every_byte():
     # The display's fill() copies its first byte over the rest (memmove), not a pixel at a time
     for kind in CONTROLLERS:

@@ -36,12 +36,15 @@ from micropython import const
 
 try:  # native code: not on a port without a native emitter (nor on CPython)
     from dicepod.drivers.glyphs import big as _big
-    from dicepod.drivers.glyphs import clear  # (named as list.clear: a name interned already)
+    from dicepod.drivers.glyphs import (
+        clear,  # (named as list.clear: a name interned already)
+        die,  # (named as dicepod.ui.draw.die, for the same)
+    )
     from dicepod.drivers.glyphs import dots as _dots
     from dicepod.drivers.glyphs import spans as _spans
     from dicepod.drivers.glyphs import text6 as _text6
 except Exception:
-    _text6 = _dots = _big = clear = None
+    _text6 = _dots = _big = clear = die = None
 
     def _spans(now, was, page, out):
         """dicepod.drivers.glyphs.spans in Python (its docstring): the same spans, merged
@@ -187,6 +190,12 @@ class _OLED(framebuf.FrameBuffer):
         strip.text(s, 0, 0, 1)
         _big(self.buffer, self._line_data, at | n << 24)
         return True
+
+    def die(self, s, at):
+        """Draw a die in native code (dicepod.drivers.glyphs.die): s its pips' cells, at its
+        place, style and size packed by the caller (dicepod.ui.draw.die); False when there is
+        no native code here: the caller draws it in Python."""
+        return die is not None and die(self.buffer, s, at) == 0
 
     def fill(self, c):
         """Clear (c 0) or light the whole frame: in native code (glyphs.clear) on a Pico, else

@@ -1,6 +1,6 @@
 """The display driver's inner loops in viper (native code): the 6×8 font written straight into
 a MONO_VLSB frame buffer (text6), the changed spans of a page (spans), a dotted line (dots),
-the 8×8 font scaled up (big) and a cleared frame (clear).
+the 8×8 font scaled up (big), a cleared frame (clear) and a die (die).
 
 Driver (device only: the display driver, dicepod.drivers.display, offers text6 to the screens as
 its text6() method; dicepod.ui.font6 draws through it when the canvas has one, else in Python;
@@ -177,3 +177,142 @@ def big(buf, table, at: int):
         if rep == scale:
             rep = 0
             col += 1
+
+
+@micropython.viper
+def die(buf, s, at: int) -> int:
+    """Draw a die into buf (1,024 bytes: 8 pages of 128 columns): its frame in a style, then
+    the pips whose cells s holds (a 3×3 grid, row * 3 + column; b"" for none). at packs
+    x + 512, (y + 512) << 10, the style << 20 (dicepod.ui.draw: ROLLED 0, KEPT 1, ASIDE 2,
+    BLANK 3, DIM 4) and the size << 23. The same pixels as draw.die's rectangles, clipped to
+    the 128×64 screen: a die's dozen framebuf calls from Python cost more than the die's
+    drawing. Each part is a rectangle (a pip is two) filled a byte (8 rows of a column) at a
+    time."""
+    fb = ptr8(buf)
+    cells = ptr8(s)
+    n = int(len(s))
+    x = (at & 1023) - 512
+    y = ((at >> 10) & 1023) - 512
+    style = (at >> 20) & 7
+    size = (at >> 23) & 31
+    big = 0
+    first = 2  # the first pip's offset, and from one pip to the next
+    step = 3
+    if size >= 20:
+        big = 1
+        first = 3
+        step = 5
+    frame = 4  # rectangles of the frame: ROLLED and BLANK a thin one, KEPT two, ASIDE solid
+    ink = 1  # the pips' ink: dark on a solid (ASIDE) die
+    if style == 1:
+        frame = 8
+    elif style == 2:
+        frame = 1
+        ink = 0
+    elif style == 4:
+        frame = 0  # dotted: every other pixel of each side, lit
+        i = 0
+        while i < size:
+            q = 0
+            while q < 4:
+                cx = x + i
+                cy = y
+                if q == 1:
+                    cy = y + size - 1
+                elif q == 2:
+                    cx = x
+                    cy = y + i
+                elif q == 3:
+                    cx = x + size - 1
+                    cy = y + i
+                if cx >= 0 and cx < 128 and cy >= 0 and cy < 64:
+                    k = (cy >> 3) * 128 + cx
+                    fb[k] = fb[k] | (1 << (cy & 7))
+                q += 1
+            i += 2
+    if style == 3:
+        n = 0
+    total = frame + n * (1 + big)
+    rx = 0
+    ry = 0
+    rw = 0
+    rh = 0
+    j = 0
+    while j < total:
+        col = 1
+        if j < frame:
+            if style == 2:
+                rx = x
+                ry = y
+                rw = size
+                rh = size
+            else:
+                inset = j >> 2  # KEPT's second frame, inside the first
+                rx = x + inset
+                ry = y + inset
+                rw = size - inset - inset
+                rh = 1
+                side = j & 3
+                if side == 1:
+                    ry = ry + rw - 1
+                elif side == 2:
+                    rh = rw
+                    rw = 1
+                elif side == 3:
+                    rx = rx + rw - 1
+                    rh = rw
+                    rw = 1
+        else:
+            col = ink
+            p = j - frame
+            if big:
+                p = p >> 1
+            cell = cells[p]
+            row = 0
+            if cell >= 6:
+                row = 2
+            elif cell >= 3:
+                row = 1
+            rx = x + first + step * (cell - 3 * row)
+            ry = y + first + step * row
+            rw = 2
+            rh = 2
+            if big:
+                if (j - frame) & 1:  # a round-ish pip: a 4×4 square without its corners
+                    rx += 1
+                    rh = 4
+                else:
+                    ry += 1
+                    rw = 4
+        # the rectangle clipped to the screen, filled a page at a time: one byte a column
+        top = ry
+        if top < 0:
+            top = 0
+        bottom = ry + rh
+        if bottom > 64:
+            bottom = 64
+        left = rx
+        if left < 0:
+            left = 0
+        right = rx + rw
+        if right > 128:
+            right = 128
+        while top < bottom:
+            page = top >> 3
+            end = (page + 1) << 3
+            if end > bottom:
+                end = bottom
+            mask = ((1 << (end - (page << 3))) - 1) ^ ((1 << (top & 7)) - 1)
+            if not col:
+                mask = 255 ^ mask
+            k = (page << 7) + left
+            stop = (page << 7) + right
+            while k < stop:
+                if col:
+                    fb[k] = fb[k] | mask
+                else:
+                    fb[k] = fb[k] & mask
+                k += 1
+            top = end
+        j += 1
+    return 0
