@@ -41,13 +41,17 @@ _DEVICE = const("device")
 
 class Back:
     """The current game one effective event behind, for an undo without a fold: its Game and
-    the kind, event and move count of its last event."""
+    the kind, event and move count of its last event. A step play() takes while a loop pass
+    holds its journal (Session.hold) waits in pending until the pass's frame is sent
+    (Session.flush): folding the event a second time is not on a press's path. (Named as
+    the session's: names interned already.)"""
 
     def __init__(self, game, kind=None):
         self.game = game
         self.kind = kind
         self.event = None
         self.moves = 0
+        self.pending = []  # (event, kind, moves): steps not taken yet, in order
 
     def step(self, event, kind, moves):
         """Take event (the one before the game's newest; None: none yet)."""
@@ -56,6 +60,18 @@ class Back:
         self.kind = kind
         self.event = event
         self.moves = moves
+
+    def flush(self):
+        """Take the steps pending; False when one failed (not expected: the game took the
+        event): this copy is then of no use, and an undo folds again."""
+        pending = self.pending
+        self.pending = []
+        try:
+            for step in pending:
+                self.step(step[0], step[1], step[2])
+        except Exception:
+            return False
+        return True
 
 
 class Session:
@@ -393,10 +409,13 @@ class Session:
         game.apply(event)
         back = self.back
         if back is not None:  # one event behind: it takes the one before this
-            try:
-                back.step(self.last_event, self.last_kind, self.moves)
-            except Exception:  # (not expected: game took it) an undo folds again
-                self.back = None
+            if self.hold:  # after the frame (flush)
+                back.pending.append((self.last_event, self.last_kind, self.moves))
+            else:
+                try:
+                    back.step(self.last_event, self.last_kind, self.moves)
+                except Exception:  # (not expected: game took it) an undo folds again
+                    self.back = None
         self.write(event)
         kind = event[0]
         if beeper is not None:
@@ -422,10 +441,11 @@ class Session:
         the ones after it), with a toast, and the app shows it again (App.tick).
 
         The app calls this right after the pass's frame is sent, so that a move's append (the
-        line, its checksum and chain hash, LittleFS) never delays its frame. A move's lines go
-        to the flash in one write (journal.pending): on LittleFS one block erased for the
-        move, not one for each of its events; a power cut loses at most the move being
-        written."""
+        line, its checksum and chain hash, LittleFS) never delays its frame, nor do the undo
+        copy's steps (Back.pending, taken last: their garbage and the journal's are not in the
+        heap at once). A move's lines go to the flash in one write (journal.pending): on
+        LittleFS one block erased for the move, not one for each of its events; a power cut
+        loses at most the move being written."""
         pending = self.pending
         if not pending:
             return True
@@ -455,6 +475,9 @@ class Session:
             return False
         finally:
             journal.pending = None
+            back = self.back
+            if back is not None and back.pending and not back.flush():
+                self.back = None
         return True
 
     def undo(self):
@@ -466,6 +489,8 @@ class Session:
         undone = self.last_event
         back = self.back
         self.back = None
+        if back is not None and back.pending and not back.flush():
+            back = None
         for _ in range(self.trailing):
             self.write(("undo", ()))  # step over crash records
         self.write(("undo", ()))
