@@ -180,3 +180,58 @@ def test_orks_undo_with_ram_to_spare_is_a_fold():
 
 def test_extras_with_ram_to_spare_are_unchanged():
     _same_with_and_without(extras_session, 0)
+
+
+def test_the_undo_copy_steps_after_the_frame():
+    """The second fold of a press's events (Session.back, one event behind) waits until the
+    pass's frame is sent: in a loop pass no Back.step comes before a play() or the pass's
+    first show(), and once the pass has written its journal nothing waits."""
+    from dicepod import session as session_module
+
+    app = App(Board(seed=5))
+    app.start()
+    session = app.session
+    log = []  # per pass: its plays, shows and steps, in order
+    step = session_module.Back.step
+    play = session.play
+    show = app.board.display.show
+    tick = app.tick
+    waiting = []  # passes that ended with their journal written and steps still waiting
+
+    def logged_step(self, event, kind, moves):
+        log[-1].append("step")
+        return step(self, event, kind, moves)
+
+    def logged_play(event, tell=True):
+        log[-1].append("play")
+        return play(event, tell)
+
+    def logged_show():
+        log[-1].append("show")
+        return show()
+
+    def logged_tick(dt_ms):
+        log.append([])
+        tick(dt_ms)
+        back = session.back
+        if back is not None and back.pending and not session.pending:
+            waiting.append(len(log))
+
+    session_module.Back.step = logged_step
+    try:
+        session.play = logged_play
+        app.board.display.show = logged_show
+        app.tick = logged_tick
+        battle_session(app, games=1)
+    finally:
+        session_module.Back.step = step
+    played = 0
+    for events in log:
+        if "step" in events:
+            first = events.index("step")
+            assert "play" not in events[first:], events
+            if "play" in events:
+                played += 1
+                assert "show" in events[:first], events
+    assert played > 20, played
+    assert waiting == []
