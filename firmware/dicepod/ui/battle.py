@@ -369,6 +369,13 @@ class Heroes(ListScreen):
 
     game_screen = True
 
+    # Each hero's row as last built (side * HEROES + hero) and what it showed (its advance * 2
+    # + across): the list is built whenever it is shown, and a row is formatted again only
+    # when its hero moved (MicroPython searches the interned names for every new string).
+    # (Named with names interned already.)
+    lines = [None] * (2 * battle.HEROES)
+    values = [-1] * (2 * battle.HEROES)
+
     def __init__(self, app):
         super().__init__("", [])
         self.app = app
@@ -380,11 +387,22 @@ class Heroes(ListScreen):
         player = game.player
         rows = game.rows()
         items = []
+        lines = Heroes.lines
+        values = Heroes.values
         for side in (player, 1 - player):
             for hero in range(battle.HEROES):
                 advance = game.heroes[side][hero]
-                mark = " across" if advance >= rows else ""
-                items.append("%s hero %d: %d%s" % (player_name(side), hero + 1, advance, mark))
+                across = 1 if advance >= rows else 0
+                slot = side * battle.HEROES + hero
+                if values[slot] != advance * 2 + across:
+                    values[slot] = advance * 2 + across
+                    lines[slot] = "%s hero %d: %d%s" % (
+                        player_name(side),
+                        hero + 1,
+                        advance,
+                        " across" if across else "",
+                    )
+                items.append(lines[slot])
         if game.phase == battle.ACTIONS:
             items.append("End turn")
         self.items = items
