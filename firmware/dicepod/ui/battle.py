@@ -377,9 +377,8 @@ class Heroes(ListScreen):
     values = [-1] * (2 * battle.HEROES)
 
     def __init__(self, app):
-        super().__init__("", [])
+        super().__init__("", [])  # (the rows are built when it is shown: on_show)
         self.app = app
-        self.on_event(app)
 
     def on_event(self, app):
         """Rebuild the rows from the game."""
