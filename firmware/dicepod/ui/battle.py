@@ -373,7 +373,7 @@ class Heroes(ListScreen):
     # + across): the list is built whenever it is shown, and a row is formatted again only
     # when its hero moved (MicroPython searches the interned names for every new string).
     # (Named with names interned already.)
-    lines = [None] * (2 * battle.HEROES)
+    lines = [""] * (2 * battle.HEROES)
     values = [-1] * (2 * battle.HEROES)
 
     def __init__(self, app):
