@@ -409,13 +409,9 @@ class Session:
         game.apply(event)
         back = self.back
         if back is not None:  # one event behind: it takes the one before this
-            if self.hold:  # after the frame (flush)
-                back.pending.append((self.last_event, self.last_kind, self.moves))
-            else:
-                try:
-                    back.step(self.last_event, self.last_kind, self.moves)
-                except Exception:  # (not expected: game took it) an undo folds again
-                    self.back = None
+            back.pending.append((self.last_event, self.last_kind, self.moves))
+            if not self.hold and not back.flush():  # (held: after the frame, in flush)
+                self.back = None
         self.write(event)
         kind = event[0]
         if beeper is not None:

@@ -305,7 +305,9 @@ def die(buf, s, at: int) -> int:
                 else:
                     ry += 1
                     rw = 4
-        # the rectangle clipped to the screen, filled a page at a time: one byte a column
+        # the rectangle clipped to the screen, filled a page at a time: one byte a column (as
+        # big's runs: written out in each, for a call from one viper function to another
+        # costs as much as a Python call)
         top = ry
         if top < 0:
             top = 0
@@ -324,16 +326,17 @@ def die(buf, s, at: int) -> int:
             if end > bottom:
                 end = bottom
             mask = ((1 << (end - (page << 3))) - 1) ^ ((1 << (top & 7)) - 1)
-            if not col:
-                mask = 255 ^ mask
             k = (page << 7) + left
             stop = (page << 7) + right
-            while k < stop:
-                if col:
+            if col:
+                while k < stop:
                     fb[k] = fb[k] | mask
-                else:
+                    k += 1
+            else:
+                mask = 255 ^ mask
+                while k < stop:
                     fb[k] = fb[k] & mask
-                k += 1
+                    k += 1
             top = end
         j += 1
     return 0

@@ -393,8 +393,9 @@ class Heroes(ListScreen):
                 advance = game.heroes[side][hero]
                 across = 1 if advance >= rows else 0
                 slot = side * battle.HEROES + hero
-                if values[slot] != advance * 2 + across:
-                    values[slot] = advance * 2 + across
+                shown = advance * 2 + across
+                if values[slot] != shown:
+                    values[slot] = shown
                     lines[slot] = "%s hero %d: %d%s" % (
                         player_name(side),
                         hero + 1,
