@@ -19,8 +19,9 @@ MODULES = sorted(p.stem for p in PORTABLE.glob("test_*.py"))
 # themselves are tests/test_app_heap.py and the emulated Pico's tests/test_pico_sessions.py).
 APP_HEAP = "288k"
 # The modules that play the whole App (its sessions, the rules' conformance through its
-# buttons, generated boots), beside the pure modules that get a Pico's heap.
-APP_MODULES = ("test_app_", "test_conform_", "test_boot_")
+# buttons, generated boots, every menu through the display drivers), beside the pure modules
+# that get a Pico's heap.
+APP_MODULES = ("test_app_", "test_conform_", "test_boot_", "test_drivers_app_")
 
 
 def _cpython(module):

@@ -21,13 +21,18 @@ except ImportError:
 CONTROLLERS = ("ssd1306", "sh1106")
 
 
-def _make(kind, rotate=0):
+def _make(kind, rotate=0, shown=True):
+    """The driver on a decoded controller; shown: its first frame (blank) sent, as the app's
+    start sends one, so that the panel is on and the RAM known."""
     from dicepod.drivers import display
 
     i2c = machine.I2C(0)
     oled = oled_decode.OLED(kind)
     i2c.attach(0x3C, oled)
-    return display.make(kind, i2c, rotate=rotate), i2c, oled
+    d = display.make(kind, i2c, rotate=rotate)
+    if shown:
+        d.show()
+    return d, i2c, oled
 
 
 def _check(d, oled, what):
@@ -37,16 +42,25 @@ def _check(d, oled, what):
         raise AssertionError("%s: %d bytes differ, first at %d" % (what, len(bad), bad[0]))
 
 
-def test_init_clears_and_switches_on():
+def test_the_panel_switches_on_once_the_first_frame_is_whole_in_its_ram():
     if framebuf is None:
         skip("no framebuf: host/framebuf.py is not importable")
     for kind in CONTROLLERS:
-        d, i2c, oled = _make(kind)
-        assert oled.on and d.is_on
+        d, i2c, oled = _make(kind, shown=False)
+        # set up with the panel off, and no blank frame sent before the app's first
+        assert not oled.on and not d.is_on and oled.data_bytes == 0
         assert oled.segment_remap and oled.com_reversed
-        _check(d, oled, kind + " after init")
+        d.text("dicepod", 8, 8, 1)
+        d.show()
+        assert oled.on and d.is_on
+        _check(d, oled, kind + " after the first frame")
         # Every RAM byte the panel shows was written (RAM content at power-up is random).
         assert oled.data_bytes == 1024
+        # the power policy's switching off is its own from then on
+        d.poweroff()
+        d.pixel(0, 0, 1)
+        d.show()
+        assert not oled.on and not d.is_on
 
 
 def test_random_drawings_decode_to_the_frame_buffer():

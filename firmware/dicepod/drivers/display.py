@@ -162,6 +162,7 @@ class _OLED(framebuf.FrameBuffer):
         self._command2[0] = _CONTROL_COMMANDS
         self._address[0] = _CONTROL_COMMANDS
         self.is_on = False
+        self.waking = False  # the panel switches on once the first frame is sent (show)
         self.level = 0
         self.freq = 400_000  # the bus's SCL rate asked (board.make sets it)
         self.bytes_sent = 0  # payload bytes written over I2C (control bytes included)
@@ -250,13 +251,14 @@ class _OLED(framebuf.FrameBuffer):
         raise NotImplementedError
 
     def init_display(self):
-        """Initialise the controller, clear the screen and switch the panel on."""
+        """Initialise the controller with the panel off. The first show() sends the whole
+        frame (the RAM holds noise at power-up) and then switches the panel on: no blank
+        frame sent before the first one (a whole frame's bus time at every power-on)."""
         self._cmd(_DISPLAY_OFF)
+        self.is_on = False
         self._init_commands()
-        self.fill(0)
         self._synced = False
-        self.show()
-        self.poweron()
+        self.waking = True
 
     def invalidate(self):
         """Forget what the display holds: the next show() sends the whole frame."""
@@ -313,6 +315,9 @@ class _OLED(framebuf.FrameBuffer):
                 self.writes += 3
             sent[:] = self.buffer  # copied in C
             self._synced = True
+            if self.waking:  # the first frame is in the RAM: the panel shows it
+                self.waking = False
+                self.poweron()
             return _PAGES
         spans = 0
         for page in range(_PAGES):
