@@ -41,7 +41,9 @@ if gc.mem_free() < 131072:
 
 from seeded import Seeded  # noqa: E402
 
-from dicepod import app, board, ram  # noqa: E402
+# resume: the checkpoint's code, imported as a power-on with a game saved on the flash does (on
+# every build; where the code loads into the heap its names and heap are then in the figures)
+from dicepod import app, board, ram, resume  # noqa: E402, F401
 
 _PERIOD_MS = 20
 parts = board.make()

@@ -190,9 +190,11 @@ def heap_at_boot(pico):
 
 
 # Interned names (qstrs) live in pools that double: the firmware's RAM pools hold 20 + 40 + ...
-# + 640 = 1,260 names, and the 1,261st allocates a pool of 1,280 entries, one 7.7 KB block found
-# wherever the heap then has one (docs/ARCHITECTURE.md, "RAM").
+# + 640 = 1,260 names, the seventh 1,280 more (one 7.7 KB block), and the 2,541st name
+# allocates a pool of 2,560 entries, one 15.4 KB block found wherever the heap then has one
+# (docs/ARCHITECTURE.md, "RAM").
 NAMES_IN_SIX_POOLS = 1260
+NAMES_IN_SEVEN_POOLS = 2540
 
 
 def interned(pico):

@@ -1,4 +1,4 @@
-"""The game in progress resumed from its checkpoint on the emulated Pico (dicepod's build, the
+"""The game in progress resumed from its checkpoint on the emulated Pico (both builds of the
 real firmware, flash timing typical): a journal of 2,000 events whose last game, a Free roll
 of 300 rolls, is in progress. The first power-on folds all 300; in the quiet while after it the
 firmware saves the game whole (dicepod.resume, the side file journal/game); the next power-on
@@ -39,12 +39,18 @@ def _last_line(files):
     return journal.decode(line)[0]  # (seq, game, ms, event, prev)
 
 
+# The boot with the checkpoint read, at most (emulated ms): dicepod's build runs its code in
+# place; the stock build loads it from the file system into the heap first.
+RESUMED_MS = {"dicepod": 400, "stock": 650}
+
+
 @pytest.mark.timeout(300)
-def test_a_power_on_resumes_the_game_from_its_checkpoint(tmp_path):
+@pytest.mark.parametrize("firmware", ["dicepod", "stock"])
+def test_a_power_on_resumes_the_game_from_its_checkpoint(tmp_path, firmware):
     need_pico()
     path = tmp_path / "flash.img"
     with pico_module.Pico(
-        files=_journal_files(), firmware="dicepod", timing="typical", flash=str(path)
+        files=_journal_files(), firmware=firmware, timing="typical", flash=str(path)
     ) as board:
         folded_ms = board.run_until_frame(max_ms=20_000)
         screen = board.frame()
@@ -61,7 +67,8 @@ def test_a_power_on_resumes_the_game_from_its_checkpoint(tmp_path):
         assert board.frame() == screen  # the same game on the same screen
         # (the game's 300 events are no longer folded)
         assert resumed_ms < folded_ms - 200, (folded_ms, resumed_ms)
-        assert resumed_ms < 400, resumed_ms
+        print("folded %.1f ms, resumed %.1f ms" % (folded_ms, resumed_ms))
+        assert resumed_ms < RESUMED_MS[firmware], resumed_ms
 
         board.run_ms(300)
         board.play("OK")  # a roll: the game goes on from the checkpoint's state

@@ -454,8 +454,8 @@ def bench_lockstep(rec, modes, listing=False):
         )
         print(
             "  names interned (qstrs, never freed): %d in %d pools, %d bytes (%d of text);"
-            " the six pools hold %d, the next is one 7.7 KB block"
-            % (names, pools, total, text, ps.NAMES_IN_SIX_POOLS)
+            " six pools hold %d, seven %d (the seventh one 7.7 KB block)"
+            % (names, pools, total, text, ps.NAMES_IN_SIX_POOLS, ps.NAMES_IN_SEVEN_POOLS)
         )
         print("  the same frames and journal as CPython's: %s" % same)
         return start

@@ -262,13 +262,13 @@ class App:
                 if notices:
                     session.toast(notices[1] if len(notices) > 1 else notices[0])
             elif (
-                (self.scrub_at >= 0 or ram.RESIDENT and session.game is not None)
+                (self.scrub_at >= 0 or session.game is not None)
                 and (usb is None or not usb.busy())
                 and not self.board.buttons.state
             ):
                 # Quiet whiles' work, one step after each: the game in progress saved whole
                 # when enough was played since (a power-on then folds only what came after
-                # it: dicepod.resume, on dicepod's own build), else the next older journal
+                # it: dicepod.resume), else the next older journal
                 # segment checked, damage found, mended and marked before the PC asks for it
                 # (Session.scrub). Never with a finger down (its gesture is coming), and a
                 # press the pins latch meanwhile stops the step before the flash is written
@@ -277,7 +277,7 @@ class App:
                 if self.quiet >= _SCRUB_QUIET_MS:
                     self.quiet = 0
                     latched = self.board.buttons.latched
-                    if ram.RESIDENT and session.game is not None:
+                    if session.game is not None:
                         from dicepod import resume
 
                         if resume.write(session, latched):

@@ -15,8 +15,10 @@ as {"a": "hex"}, bytes as {"y": "hex"}; an object the rules made (a Bag, a Deck,
 Settings) as {"o": {...}} of its own attributes, into the new game's object of that name. A
 value of any other kind, or a state that does not read back to itself, makes no checkpoint.
 
-Used on dicepod's own build only (dicepod.ram.RESIDENT: the code in flash): the stock build's
-interned names fill its pools (tests/test_pico_sessions.py), and this module's would need more.
+On both builds. Where the code loads into the heap (the stock build) Session.refold imports
+this module only when a checkpoint is on the flash, and the first quiet while with a game
+imports it for good (a few KB, and its names take the interned names' seventh pool:
+tests/test_pico_sessions.py).
 """
 
 import binascii

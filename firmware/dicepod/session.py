@@ -37,6 +37,19 @@ from dicepod.settings import MissingValue, Settings, encode, load, spec_index, s
 
 # The settings group of the device itself (dicepod.device.SETTINGS).
 _DEVICE = const("device")
+# The game in progress's checkpoint (dicepod.resume.NAME, a side file of the journal).
+_SAVED = const("game")
+
+
+def _has(storage, name):
+    """True when storage holds the side file name (its first line read, no more)."""
+    lines = storage.lines(name)
+    for _line in lines:
+        close = getattr(lines, "close", None)
+        if close:
+            close()
+        return True
+    return False
 
 
 class Back:
@@ -262,7 +275,9 @@ class Session:
         game = None
         back = None  # the game one event behind (last_event not in it)
         events = None
-        if not undo and ram.RESIDENT:  # the game saved in a quiet while, and what came after
+        # the game saved in a quiet while, and what came after (where the code loads into the
+        # heap, dicepod.resume's only when there is a checkpoint to read)
+        if not undo and (ram.RESIDENT or _has(self.storage, _SAVED)):
             from dicepod import resume
 
             found = resume.load(self)
