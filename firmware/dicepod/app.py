@@ -268,11 +268,11 @@ class App:
             ):
                 # Quiet whiles' work, one step after each: the game in progress saved whole
                 # when enough was played since (a power-on then folds only what came after
-                # it: dicepod.resume), else the next older journal
-                # segment checked, damage found, mended and marked before the PC asks for it
-                # (Session.scrub). Never with a finger down (its gesture is coming), and a
-                # press the pins latch meanwhile stops the step before the flash is written
-                # (latched: the step is taken again after the next quiet while).
+                # it: dicepod.resume), else the next older journal segment checked, damage
+                # found, mended and marked before the PC asks for it (Session.scrub). Never
+                # with a finger down (its gesture is coming), and a press the pins latch
+                # meanwhile stops the step before the flash is written (latched: the step is
+                # taken again after the next quiet while).
                 self.quiet += dt_ms
                 if self.quiet >= _SCRUB_QUIET_MS:
                     self.quiet = 0
