@@ -186,3 +186,41 @@ def test_a_checkpoint_gives_way_to_a_press_before_it_writes():
         assert storage.size(resume.NAME) > 0
     finally:
         ram.RESIDENT = resident
+
+
+def test_the_stock_build_imports_the_checkpoint_code_only_when_there_is_one():
+    # Where the code loads into the heap (ram.RESIDENT false: the stock build) a power-on with
+    # no checkpoint on the flash folds the game without importing dicepod.resume; the quiet
+    # while writes one, and the next power-on folds only what came after it.
+    import sys
+
+    from app_board import LineStorage
+
+    import dicepod
+
+    resident = ram.RESIDENT
+    ram.RESIDENT = False
+    try:
+        storage = LineStorage()
+        app = _played(storage, 60)
+        length = app.session.journal.game_length
+        sys.modules.pop("dicepod.resume", None)  # (and from its package: an import's
+        del dicepod.resume  # `from dicepod import resume` takes the attribute first)
+        app, steps = _reset(app)
+        assert "dicepod.resume" not in sys.modules
+        assert steps >= length - 2, (steps, length)  # the whole game folded
+        idle(app, 11000 // 20)  # quiet whiles: the scrub's, then the checkpoint's
+        assert "dicepod.resume" in sys.modules and storage.size(resume.NAME) > 0
+        for _ in range(4):  # events after it (the first press may only wake the display)
+            press(app, OK)
+        after = app.session.journal.game_length - length
+        assert after >= 2, after
+        state = _state(app.session.game)
+        screen = screen_bytes(app)
+        app, steps = _reset(app)
+        assert screen_bytes(app) == screen and _state(app.session.game) == state
+        assert steps <= after, (steps, after, length)  # not the whole game again
+    finally:
+        ram.RESIDENT = resident
+        sys.modules["dicepod.resume"] = resume  # (one module object for every test)
+        dicepod.resume = resume
