@@ -11,7 +11,7 @@ written on its flash before it boots (made by the firmware's own journal code on
 empty; 10,000 events and a full flash, each with a game of 100 events in progress; and a
 full flash with a game of 300 in progress (the fold of the game in progress is the part of
 the boot that grows: with its length, not with the history), and that again with the game's
-checkpoint on the flash (dicepod.resume: what a quiet while after a boot writes on dicepod's
+checkpoint on the flash (dicepod.resume: what a quiet while after a boot writes on either
 build, which then folds only the events after it).
 pico_boot_ms(events) is what tools/bench_pico.py calls for its boot figures.
 """
@@ -42,7 +42,7 @@ BOOTS = (
 
 def _saved(storage):
     """The game in progress's checkpoint (dicepod.resume's side file) as a quiet while after
-    a boot on dicepod's build writes it, made by the firmware's code on CPython."""
+    a boot writes it, made by the firmware's code on CPython."""
     sys.path.insert(0, str(ROOT / "tests" / "portable"))
     from app_board import Board
 
