@@ -67,9 +67,24 @@ class _Counted:
         replay.step = self.step
 
 
+class _Resident:
+    """ram.RESIDENT set for a with block: True, every module kept (the code in flash, dicepod's
+    build); False, a mode's code loaded into the heap (the stock build)."""
+
+    def __init__(self, value):
+        self.value = value
+        self.was = ram.RESIDENT  # (put back on leaving)
+
+    def __enter__(self):
+        ram.RESIDENT = self.value
+        return self
+
+    def __exit__(self, *exc):
+        ram.RESIDENT = self.was
+
+
 def _played(storage, presses):
-    """A Free roll game of presses rolls on an app with the code 'in flash' (ram.RESIDENT,
-    where checkpoints are made); returns the app."""
+    """A Free roll game of presses rolls (ram.RESIDENT as the test set it); returns the app."""
     app = App(Board(storage=storage, seed=5))
     app.start()
     menu(app, "free")
@@ -106,13 +121,11 @@ def test_a_power_on_folds_only_the_events_after_the_checkpoint():
 
     if sys.implementation.name == "micropython":
         skip(
-            "every mode's code resident (where checkpoints are made) is over the 64-bit unix"
-            " port's heap: tests/test_pico_resume.py plays it on the emulated Pico"
+            "every mode's code resident (dicepod's build) is over the 64-bit unix port's heap:"
+            " tests/test_pico_resume.py plays it on the emulated Pico"
         )
 
-    resident = ram.RESIDENT
-    ram.RESIDENT = True
-    try:
+    with _Resident(True):
         storage = LineStorage()
         app = _played(storage, 60)
         length = app.session.journal.game_length
@@ -160,8 +173,6 @@ def test_a_power_on_folds_only_the_events_after_the_checkpoint():
         menu(app, "battle")  # a new game: the old game's checkpoint is not this game's
         app, steps = _reset(app)
         assert app.session.mode == "battle" and app.session.moves == 0
-    finally:
-        ram.RESIDENT = resident
 
 
 def test_a_checkpoint_gives_way_to_a_press_before_it_writes():
@@ -174,9 +185,7 @@ def test_a_checkpoint_gives_way_to_a_press_before_it_writes():
 
     if sys.implementation.name == "micropython":
         skip("every mode's code resident is over the 64-bit unix port's heap")
-    resident = ram.RESIDENT
-    ram.RESIDENT = True
-    try:
+    with _Resident(True):
         storage = LineStorage()
         app = _played(storage, 60)
         asked = []
@@ -184,8 +193,6 @@ def test_a_checkpoint_gives_way_to_a_press_before_it_writes():
         assert asked == [1] and storage.size(resume.NAME) == 0
         assert resume.write(app.session, lambda: False)
         assert storage.size(resume.NAME) > 0
-    finally:
-        ram.RESIDENT = resident
 
 
 def test_the_stock_build_imports_the_checkpoint_code_only_when_there_is_one():
@@ -198,29 +205,27 @@ def test_the_stock_build_imports_the_checkpoint_code_only_when_there_is_one():
 
     import dicepod
 
-    resident = ram.RESIDENT
-    ram.RESIDENT = False
-    try:
-        storage = LineStorage()
-        app = _played(storage, 60)
-        length = app.session.journal.game_length
-        sys.modules.pop("dicepod.resume", None)  # (and from its package: an import's
-        del dicepod.resume  # `from dicepod import resume` takes the attribute first)
-        app, steps = _reset(app)
-        assert "dicepod.resume" not in sys.modules
-        assert steps >= length - 2, (steps, length)  # the whole game folded
-        idle(app, 11000 // 20)  # quiet whiles: the scrub's, then the checkpoint's
-        assert "dicepod.resume" in sys.modules and storage.size(resume.NAME) > 0
-        for _ in range(4):  # events after it (the first press may only wake the display)
-            press(app, OK)
-        after = app.session.journal.game_length - length
-        assert after >= 2, after
-        state = _state(app.session.game)
-        screen = screen_bytes(app)
-        app, steps = _reset(app)
-        assert screen_bytes(app) == screen and _state(app.session.game) == state
-        assert steps <= after, (steps, after, length)  # not the whole game again
-    finally:
-        ram.RESIDENT = resident
-        sys.modules["dicepod.resume"] = resume  # (one module object for every test)
-        dicepod.resume = resume
+    with _Resident(False):
+        try:
+            storage = LineStorage()
+            app = _played(storage, 60)
+            length = app.session.journal.game_length
+            sys.modules.pop("dicepod.resume", None)  # (and from its package: an import's
+            del dicepod.resume  # `from dicepod import resume` takes the attribute first)
+            app, steps = _reset(app)
+            assert "dicepod.resume" not in sys.modules
+            assert steps >= length - 2, (steps, length)  # the whole game folded
+            idle(app, 11000 // 20)  # quiet whiles: the scrub's, then the checkpoint's
+            assert "dicepod.resume" in sys.modules and storage.size(resume.NAME) > 0
+            for _ in range(4):  # events after it (the first may only wake the display)
+                press(app, OK)
+            after = app.session.journal.game_length - length
+            assert after >= 2, after
+            state = _state(app.session.game)
+            screen = screen_bytes(app)
+            app, steps = _reset(app)
+            assert screen_bytes(app) == screen and _state(app.session.game) == state
+            assert steps <= after, (steps, after, length)  # not the whole game again
+        finally:
+            sys.modules["dicepod.resume"] = resume  # (one module object for every test)
+            dicepod.resume = resume

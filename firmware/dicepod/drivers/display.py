@@ -254,8 +254,7 @@ class _OLED(framebuf.FrameBuffer):
         """Initialise the controller with the panel off. The first show() sends the whole
         frame (the RAM holds noise at power-up) and then switches the panel on: no blank
         frame sent before the first one (a whole frame's bus time at every power-on)."""
-        self._cmd(_DISPLAY_OFF)
-        self.is_on = False
+        self.poweroff()
         self._init_commands()
         self._synced = False
         self.waking = True
