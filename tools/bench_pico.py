@@ -222,11 +222,12 @@ def _gesture(mask, hold_ticks):
     return {1: "UP/DOWN", 2: "UP/DOWN", 4: "OK tap", 8: "BACK tap"}[mask]
 
 
-def bench_feel(rec, modes, seed=44):
+def bench_feel(rec, modes, seed=44, listed=False):
     """What a finger feels, per mode and gesture, on the firmware's own loop and real clock
     with seeded fingers: each tap held 60-160 ms, each hold 610-700 ms, contact bounce on both
     edges, and 0-40 ms of random phase against the loop before each press. Returns the lines
-    for docs/MEASUREMENTS.md."""
+    for docs/MEASUREMENTS.md; listed also prints every press (ms from its deciding edge, the
+    display bytes after it, what the script's press showed)."""
     import random
 
     rnd = random.Random(seed)
@@ -256,7 +257,7 @@ def bench_feel(rec, modes, seed=44):
             presses = presses_of(rec, first, end)
             answers = answers_of(rec, first, end)
             same = 0  # presses that drew where the script's did (on CPython), or did not
-            for (_tick, mask, hold), (_t, _m, answer, _shows) in zip(presses, answers):
+            for (_tick, mask, hold), (_t, _m, answer, shows) in zip(presses, answers):
                 gesture = _gesture(mask, hold)
                 hold_ms = rnd.uniform(610, 700) if gesture == "hold" else rnd.uniform(60, 160)
                 pico.run_ms(rnd.uniform(0, 40))
@@ -280,6 +281,18 @@ def bench_feel(rec, modes, seed=44):
                 got[gesture][0].append((last - edge) / 1e6)
                 got[gesture][1].append((last - down) / 1e6)
                 got[gesture][2].append(busy / 1e6)
+                if listed:
+                    print(
+                        "    %-8s %-8s %6.1f ms %5d B  at %5.1f s  %s"
+                        % (
+                            mode,
+                            gesture,
+                            (last - edge) / 1e6,
+                            sum(len(e["data"]) for e in data),
+                            edge / 1e9,
+                            shows,
+                        )
+                    )
             for gesture in GESTURES:
                 lat, from_down, flash = got[gesture]
                 if not lat:
@@ -673,7 +686,8 @@ def main(argv):
     parser.add_argument(
         "--list",
         action="store_true",
-        help="every press of the lockstep pass: ms, 1st, bus ms, bytes, alloc",
+        help="every press of the lockstep pass (ms, 1st, bus ms, bytes, alloc) and of the feel"
+        " part (ms from the deciding edge, bytes)",
     )
     args = parser.parse_args(argv)
     global FIRMWARE, TIMING, FAST_BUS
@@ -707,7 +721,7 @@ def main(argv):
     if "real" not in skip:
         bench_presses(rec, modes)
     if "feel" not in skip:
-        lines = bench_feel(rec, modes)
+        lines = bench_feel(rec, modes, listed=args.list)
         if args.modes == parser.get_default("modes"):
             from measurements import record
 

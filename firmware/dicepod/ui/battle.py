@@ -58,6 +58,11 @@ def bust_text(num, den, first):
 _STOP = ((), (0, 0))
 
 
+def _option(game, option):
+    """A DECIDE option made whole: a keep_keys int as (kept, (num, den)), else as it is."""
+    return odds.keep_option(game.dice, option) if isinstance(option, int) else option
+
+
 def _marks(dice, values):
     """Return a list of bools over dice: the first die matching each of values is marked."""
     marks = [False] * len(dice)
@@ -113,7 +118,8 @@ class BattleScreen(Screen):
             options = [_STOP]
             if game.dice:
                 kept_can_score = game.settings.get(battle.KEPT_CAN_SCORE)
-                options.extend(odds.keep_options(game.dice, kept_can_score))
+                # each keep as odds.keep_keys' int: made whole (keep_option) when shown
+                options.extend(odds.keep_keys(game.dice, kept_can_score))
                 self.cursor = 1  # the lowest-risk keep: the hint
             elif game.can_roll_again():
                 options.append(((), (0, 1)))  # roll all six again
@@ -186,7 +192,7 @@ class BattleScreen(Screen):
             lines[2] = aside_text("Lost: ", game.aside) if game.aside else "Nothing set aside"
             lines[3] = "OK: %s's turn" % other
         elif phase == battle.DECIDE:
-            option = self.options[self.cursor]
+            option = _option(game, self.options[self.cursor])
             keep = () if option is _STOP or not free else option[0]
             # the kept dice first, where the re-roll will have them: it changes only the dice
             # it rolls
@@ -277,7 +283,7 @@ class BattleScreen(Screen):
         elif phase == battle.BUST:
             app.do(battle.bust())
         elif phase == battle.DECIDE:
-            option = self.options[self.cursor]
+            option = _option(game, self.options[self.cursor])
             if option is _STOP:
                 app.do(battle.actions())  # the table's values are asked here (BG-11)
             elif not game.dice:
