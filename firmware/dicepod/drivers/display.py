@@ -21,12 +21,13 @@ mounted upside down). A span goes out as one writeto() of a staging line (data c
 up to 128 columns), the columns copied in C through a memoryview slice: two small views a span
 (none for a whole page, through views made once), faster than a loop copying a byte at a
 time and lighter than views made once for every span. (writevto() of a control byte plus the span
-allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) On a Pico
-each page's changed spans are found in native code (dicepod.drivers.glyphs.spans: every column
-compared, spans at most 16 unchanged columns apart merged: a span's Python costs too).
-Elsewhere (CPython, the simulator's WebAssembly build: no native code) a page equal to its copy
-is passed over in C (memoryview ==) and a changed one's columns are looked at in Python
-(_spans, the same spans: the same bytes on the bus as a Pico's).
+allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) A page
+equal to its copy is passed over in C (memoryview ==, a memcmp through views made once: a
+tenth of the time a native look at its columns takes on a Pico). A changed page's spans are
+found once a show(), kept for its sending: on a Pico in native code
+(dicepod.drivers.glyphs.spans: every column compared, spans at most 16 unchanged columns apart
+merged: a span's Python costs too); elsewhere (CPython, the simulator's WebAssembly build: no
+native code) in Python (_spans, the same spans: the same bytes on the bus as a Pico's).
 A page's copy is updated in C once its spans were written. Bus errors (OSError from the I2C)
 propagate before that, so the next show() sends the page again.
 """
@@ -143,7 +144,10 @@ class _OLED(framebuf.FrameBuffer):
         self._sent = bytearray(_FRAME_BYTES)  # what the display RAM holds (after _synced)
         self._synced = False  # False until a full frame went out: RAM content unknown
         now = self.buffer
-        self._found = bytearray(32)  # a page's changed spans (_spans)
+        # each page's changed spans (_spans), found once a show() and kept for its sending
+        found = memoryview(bytearray(_PAGES * 32))
+        self._found = [found[i : i + 32] for i in range(0, _PAGES * 32, 32)]
+        self._counts = [0] * _PAGES  # what _spans returned for each page
         self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
         self._line[0] = _CONTROL_DATA
         self._line_view = memoryview(self._line)
@@ -155,6 +159,8 @@ class _OLED(framebuf.FrameBuffer):
         # the 8 pages, then the whole frame with its control byte (SSD1306_I2C's one write)
         self._pages = [now[i : i + _WIDTH] for i in range(0, _FRAME_BYTES, _WIDTH)]
         self._pages.append(memoryview(whole))
+        sent = memoryview(self._sent)
+        self._sent_pages = [sent[i : i + _WIDTH] for i in range(0, _FRAME_BYTES, _WIDTH)]
         self._command = bytearray(2)  # control byte + one command
         self._command2 = bytearray(3)  # control byte + command + argument
         self._address = bytearray(4)  # control byte + page + column low + column high
@@ -288,17 +294,25 @@ class _OLED(framebuf.FrameBuffer):
     def show(self):
         """Send the changed parts of the frame; return the number of spans sent (_PAGES for a
         whole frame)."""
-        out = self._found
+        found = self._found
+        counts = self._counts
         sent = self._sent
+        pages = self._pages
+        sents = self._sent_pages
         whole = not self._synced  # what the display's RAM holds is unknown: all of it
-        if not whole and not self.RAM_COLUMN_OFFSET:
+        cost = 0
+        if not whole:
+            # each page's changed spans, a page equal to its copy passed over in C (memcmp);
             # an SSD1306 takes the frame whole when its spans would take longer
             framing = _SPAN_FRAMING_1MHZ if self.freq > 400_000 else _SPAN_FRAMING
-            cost = 0
             for page in range(_PAGES):
-                n = _spans(self.buffer, sent, page, out)  # (how many, their columns << 4)
+                if pages[page] == sents[page]:
+                    counts[page] = 0
+                    continue
+                n = _spans(self.buffer, sent, page, found[page])  # (how many, columns << 4)
+                counts[page] = n
                 cost += (n >> 4) + (n & 15) * framing
-                if cost > _WHOLE_BYTES:
+                if cost > _WHOLE_BYTES and not self.RAM_COLUMN_OFFSET:
                     whole = True
                     break
         if whole:
@@ -308,7 +322,7 @@ class _OLED(framebuf.FrameBuffer):
             else:
                 # horizontal addressing over the whole panel, the frame, page addressing again
                 self.i2c.writeto(self.addr, b"\x00\x20\x00\x21\x00\x7f\x22\x00\x07")
-                self.i2c.writeto(self.addr, self._pages[_PAGES])
+                self.i2c.writeto(self.addr, pages[_PAGES])
                 self.i2c.writeto(self.addr, b"\x00\x20\x02")
                 self.bytes_sent += _WHOLE_BYTES - 3
                 self.writes += 3
@@ -318,21 +332,46 @@ class _OLED(framebuf.FrameBuffer):
                 self.waking = False
                 self.poweron()
             return _PAGES
+        if not cost:
+            return 0  # nothing changed
+        # Each span as _send writes one, written out here with the attributes looked up once:
+        # on a subclass of framebuf's type every self.name costs about as much as a span's
+        # Python does besides.
+        writeto = self.i2c.writeto
+        addr = self.addr
+        address = self._address
+        line = self._line_view
+        frame = self._frame_view
+        offset = self.RAM_COLUMN_OFFSET
         spans = 0
+        sent_bytes = 0
         for page in range(_PAGES):
-            n = _spans(self.buffer, sent, page, out) & 15
+            n = counts[page] & 15
             if n:
+                out = found[page]
+                address[1] = _PAGE_ADDRESS | page
                 for k in range(0, 2 * n, 2):
-                    self._send(page, out[k], out[k + 1])
+                    start = out[k]
+                    end = out[k + 1] - start  # the span's columns
+                    column = start + offset
+                    address[2] = _COLUMN_LOW | (column & 0x0F)
+                    address[3] = _COLUMN_HIGH | (column >> 4)
+                    writeto(addr, address)
+                    start += page * _WIDTH  # its first byte in the frame
+                    line[1 : end + 1] = frame[start : start + end]  # copied in C
+                    writeto(addr, line[: end + 1])
+                    sent_bytes += 5 + end
                 spans += n
-                base = page * _WIDTH
-                sent[base : base + _WIDTH] = self._pages[page]  # the page as sent, in C
+                sents[page][:] = pages[page]  # the page as sent, in C
+        self.bytes_sent += sent_bytes
+        self.writes += 2 * spans
         return spans
 
     def _send(self, page, start, end):
-        """Write columns start..end-1 of page (show() then copies the page as sent). (A
-        shallow frame, its arguments reused as locals: at most 11 words keep a call's frame
-        off the heap, tools/mpy_frames.py, and a frame show() sends gets one a span.)"""
+        """Write columns start..end-1 of page: an SH1106's whole frame, a page at a time
+        (show() writes a frame's changed spans the same way itself, then copies each page as
+        sent). (A shallow frame, its arguments reused as locals: at most 11 words keep a
+        call's frame off the heap, tools/mpy_frames.py.)"""
         buf = self._address
         buf[1] = _PAGE_ADDRESS | page
         end -= start  # the span's columns

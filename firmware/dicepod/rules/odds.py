@@ -22,6 +22,7 @@ from dicepod.rules.fraction import reduce
 # 6**6: every probability here is a whole number of 46656ths (denominators divide it).
 _ALL = const(46656)
 _POWERS = const((1, 6, 36, 216, 1296, 7776, 46656))  # 6**m
+_SCALES = const((0, 7776, 1296, 216, 36, 6, 1))  # 6**6 // 6**m
 # A kept face's digit in the table's index: 3**(face - 1) for faces 1..5; a kept 6 has none.
 _DIGITS = const((0, 1, 3, 9, 27, 81, 0))
 
@@ -75,55 +76,45 @@ def keep_keys(dice, kept_can_score=0, extra=0):
     rolled = extra + len(dice)
     if rolled > 6:
         raise ValueError("too many dice")
+    # Every choice as one int of fields that add up face by face: the faces kept that score
+    # alone (a 6, three of a kind; bits 0-2), the mask (bits 3-8), the table's index digits
+    # (each count up to 2; bits 9-16) and the size (bits 17-19). A face kept c times adds its
+    # share, so the choices are the sums of one share of each face.
+    choices = [0]
+    at = 0  # the face's first die in the sorted dice
     have = counts(dice)
-    first = [0] * 8  # first[face]: the index of face's first die in the sorted dice
     for face in range(1, 7):
-        first[face + 1] = first[face] + have[face]
-    keep = [0] * 7  # counts of the dice in stack
-    stack = []  # the kept dice, non-decreasing
-    loose = 1 if kept_can_score else 0
+        shares = []
+        share = 0
+        for c in range(1, have[face] + 1):
+            share += 1 << 17 | (32 >> at) << 3
+            if c <= 2:
+                share += _DIGITS[face] << 9
+            if c == 3 or (face == 6 and c == 1):
+                share += 1
+            at += 1
+            shares.append(share)
+        if shares:
+            choices += [choice + share for share in shares for choice in choices]
     keys = []
-    code = 0  # the kept counts as the table's index digits (each count up to 2)
-    scores = 0  # the kept faces that score alone: a 6, three of a kind
-    mask = 0
-    # The sub-multisets in preorder: a choice, then the choices that extend it by a face no
-    # lower than its last; code, scores and mask follow each step.
-    face = 1
-    while True:
-        size = len(stack)
+    for choice in choices:
+        size = choice >> 17
         m = rolled - size
-        if 1 <= m <= 6:
-            if kept_can_score or not size:
-                count = 0 if scores else _look_up(m, code, 1)
-            else:
-                count = _look_up(m, code, loose)
-            # risk * 8 + size < 2**19, then 6 bits: a small int on a Pico
-            keys.append((count * (_ALL // _POWERS[m]) * 8 + size) << 6 | 63 - mask)
-        # The next choice: extend by the lowest face left, else drop faces from the end.
-        while face <= 6 and keep[face] == have[face]:
-            face += 1
-        while face > 6 and stack:
-            face = stack.pop()
-            n = keep[face]
-            keep[face] = n - 1
-            mask ^= 32 >> (first[face] + n - 1)
-            if n <= 2:
-                code -= _DIGITS[face]
-            if n == 3 or (face == 6 and n == 1):
-                scores -= 1
-            face += 1
-            while face <= 6 and keep[face] == have[face]:
-                face += 1
-        if face > 6:
-            break
-        n = keep[face] + 1
-        keep[face] = n
-        stack.append(face)
-        mask |= 32 >> (first[face] + n - 1)
-        if n <= 2:
-            code += _DIGITS[face]
-        if n == 3 or (face == 6 and n == 1):
-            scores += 1
+        if m < 1:
+            continue  # every die kept
+        if kept_can_score or not size:
+            if choice & 7:
+                keys.append(size << 6 | 63 - (choice >> 3 & 63))  # safe: risk 0
+                continue
+            i = PER_LOOSE
+        else:
+            i = 0
+        # the count, as _look_up finds it (written out: a call per choice costs as much)
+        code = (choice >> 9 & 255) * 2
+        i = (i + (ROWS[code] | ROWS[code + 1] << 8) + m - 1) * 2
+        count = COUNTS[i] | COUNTS[i + 1] << 8
+        # risk * 8 + size < 2**19, then 6 bits: a small int on a Pico
+        keys.append((count * _SCALES[m] * 8 + size) << 6 | 63 - (choice >> 3 & 63))
     keys.sort()
     return keys
 
