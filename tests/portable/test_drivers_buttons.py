@@ -271,6 +271,25 @@ def test_the_bounce_after_a_release_is_not_a_tap():
     _idle(b, clock)
 
 
+def test_a_release_the_sleep_saw_is_taken_though_the_read_falls_in_its_bounce():
+    """The main loop's sleep read OK up (Buttons.seen); the update's own read, inside the
+    release's bounce, sees it down: the tap is reported at once, and the rest of the bounce
+    is locked out (no second press). Without the hand-off the tap waits for a later read."""
+    b = Buttons()
+    assert _run(b, [(OK, 5)]) == []  # held past the press's lock-out
+    b.seen |= OK
+    assert b.update(1, OK) == OK  # the bounce reads down: the release taken all the same
+    assert b.seen == 0
+    assert _run(b, [(OK, 2), (0, 5)], dt=1) == []  # the bounce's last edges: nothing
+    assert b.state == 0
+    late = Buttons()
+    _run(late, [(OK, 5)])
+    assert late.update(1, OK) == 0  # no hand-off: the read in the bounce sees a button down
+    assert late.update(1, 0) == OK
+    b.seen = UP  # a stale hand-off for a button that is not down: nothing
+    assert b.update(10, 0) == 0 and b.state == 0
+
+
 def test_the_same_button_tapped_again_while_its_first_tap_loads():
     pins, b, clock = _armed(60)
     pins[2].drive(0)

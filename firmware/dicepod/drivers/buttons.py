@@ -36,6 +36,12 @@ and an edge `lockout_ms` or more after the latch before it stamps it anew (a new
 case stays lost: a press, its release and a second press of one button all between two
 updates (the release was never seen, so the second press cannot be told from its bounce).
 
+`seen` is for the main loop's sleep (dicepod.drivers.idlesleep), which reads the pins while a
+button is down to start the pass that answers its release at once: the buttons it saw up. The
+next update takes them as up though its own read, a few hundred microseconds later, may fall
+inside the release's contact bounce and see them down (the release would then wait for a
+later pass). The release's lock-out then ignores the rest of the bounce, as ever.
+
 `mute()` (called by the power policy when the display goes off) swallows the events of the
 next press until it is released, so the press that wakes a dark screen does nothing else.
 """
@@ -85,6 +91,10 @@ class Buttons:
         self._taken_at = [0] * _COUNT  # clock ms of the last edge an update took
         self._tapped = 0  # bitmask: the last update's taps seen only by their latched edge
         self._mute = 0  # 0 live; 1 muted, waiting for a press; 2 muted until all released
+        # buttons down that a read between updates saw up (the main loop's sleep, as it
+        # watches for a release): the next update takes them as up, though its own read may
+        # fall inside the release's bounce and see them down again
+        self.seen = 0
 
     def read(self):
         """Return the raw pin state as a bitmask (bit set = pressed, i.e. pin low)."""
@@ -104,6 +114,9 @@ class Buttons:
         tick's is taken from the heap at every call.)"""
         if raw is None:
             raw = self.read()
+        if self.seen:
+            raw &= ~self.seen
+            self.seen = 0
         if raw or self.state or self._edges or self._tapped or self._mute == 2 or any(self._lock):
             return self.tick(dt_ms, raw)
         return 0
@@ -228,6 +241,7 @@ class Buttons:
         self.state = 0
         self._long_done = 0
         self._edges = 0
+        self.seen = 0
         self._tapped = 0
         self._mute = 0
         for i in range(_COUNT):

@@ -6,7 +6,9 @@ down) and ends a step after a button's edge (a press its IRQ latched, or, while 
 held, a pin that differs from the buttons' debounced state: a release), so the pass that answers
 a press starts within a few ms of the finger, not up to a whole period later (UP and DOWN act on
 the press, OK and BACK on the release); while OK or BACK is held, it also ends at the hold's
-mark (Buttons.long_ms), so the pass that reports the hold runs then. After a loop pass that sent
+mark (Buttons.long_ms), so the pass that reports the hold runs then. A release it reads is
+handed to the buttons driver (Buttons.seen): the pass's own read may fall inside the release's
+contact bounce. After a loop pass that sent
 nothing to the display, with no button held and nothing for the USB link to do (no line queued,
 no byte from the PC waiting) and no tune sounding (its notes are timed by the ticks), the sleep
 goes on for up to `pause_ms` (the app then gets the whole time slept as its tick's dt); an idle
@@ -54,8 +56,11 @@ def install(board, sleep, pause_ms=100):
             if keys.latched():
                 sleep(_SETTLE_MS)  # (a read inside a bounce is the driver's to sort out)
                 break
-            if keys.state and keys.read() != keys.state:
-                break  # a release: read at once (inside its bounce, again a step later)
+            if keys.state:
+                raw = keys.read()
+                if raw != keys.state:  # a release (or another press): the pass, at once
+                    keys.seen |= keys.state & ~raw  # (its read may fall inside the bounce)
+                    break
             if slept >= due:
                 break
             if slept < limit:
