@@ -249,8 +249,16 @@ class App:
                 else:
                     self.loaded()
             elif self.tidy and not self.board.buttons.state:
+                # the top screen's work ahead of the next press first (Screen.idle: in the
+                # pass right after the press's, before a next press is likely), then the
+                # garbage of both
                 self.tidy = False
+                self.stack[-1].idle(self, self.board.buttons.latched)
                 gc.collect()
+            elif not self.board.buttons.state and self.stack[-1].idle(
+                self, self.board.buttons.latched
+            ):
+                pass  # what is left of it (a press stopped it, and was answered)
             elif usb is not None and getattr(session.journal, "bad", 0) and not usb.busy():
                 # Damage the back-fill met in an older segment went to the PC as a break:
                 # mended and marked once it is over, so the lost event that vouches for the

@@ -64,6 +64,42 @@ def test_a_roll_redraws_only_the_dice_marks_and_the_roll_lines():
     assert rolls and rerolls
 
 
+def test_the_keep_hint_is_worked_out_while_the_roll_is_shown():
+    """While a roll is shown, passes with nothing else to do work out the keep hint each
+    set-aside would show (BattleScreen.idle), so the press that sets dice aside only looks it
+    up: the options it shows are what the press would have worked out. A press that comes
+    first works it out itself (the other tests here press at once)."""
+    from dicepod.app import App
+    from dicepod.rules import battle, odds
+
+    app = App(Board(seed=5))
+    app.start()
+    menu(app, "battle")
+    app.session.change_setting("battle.rows", 3)  # the players' board, asked once (BG-13)
+    press(app, OK)  # Battle Roll
+    game = app.session.game
+    screen = app.stack[-1]
+    assert game.phase == "choose" and len(screen.options) > 1
+    # press() ended on an idle tick: the pass after the press's, with its collection, did it
+    assert not screen.ahead and len(screen.hints) >= 2
+    calls = []
+    keep_keys = odds.keep_keys
+
+    def counted(*args):
+        calls.append(args)
+        return keep_keys(*args)
+
+    odds.keep_keys = counted
+    try:
+        press(app, OK)  # set aside the first choice
+    finally:
+        odds.keep_keys = keep_keys
+    assert game.phase == "decide" and game.dice
+    assert calls == []
+    kept_can_score = game.settings.get(battle.KEPT_CAN_SCORE)
+    assert screen.options[1:] == odds.keep_keys(game.dice, kept_can_score)
+
+
 def test_all_six_again_after_all_out():
     """With ALL OUT! giving "roll all six again", OK on the ALL OUT! screen rolls (the new six
     dice shown, the set-aside ones named), not stop."""

@@ -5,6 +5,7 @@ of three. Pure. Layout and dice styles: see the comments at BattleScreen.
 """
 
 from dicepod.rules import battle, odds, scoring
+from dicepod.rules.dice import remove
 from dicepod.ui import draw
 from dicepod.ui.lists import Confirm, ListScreen, Pick
 from dicepod.ui.screen import BACK, DOWN, LONG_OK, OK, POP, UP, Reset, Screen, wrap
@@ -95,6 +96,12 @@ class BattleScreen(Screen):
         self.app = app
         self.cursor = 0
         self.options = []  # CHOOSE: set-aside choices; DECIDE: _STOP + keep options
+        # CHOOSE: the set-asides whose keep hint is still to be worked out in idle passes, and
+        # the hints worked out, by the setting and the dice left (sorted)
+        self.ahead = []
+        self.hints = {}
+        self.turn = None  # (player, turn, scores) of turn_line, the last line
+        self.turn_line = ""
         self.faces = ()
         self.styles = ()
         self.carets = ()
@@ -114,12 +121,18 @@ class BattleScreen(Screen):
         self.cursor = 0
         if phase == battle.CHOOSE:
             self.options = game.choices()
+            self.ahead = list(self.options)
+            self.hints = {}
         elif phase == battle.DECIDE:
             options = [_STOP]
             if game.dice:
                 kept_can_score = game.settings.get(battle.KEPT_CAN_SCORE)
-                # each keep as odds.keep_keys' int: made whole (keep_option) when shown
-                options.extend(odds.keep_keys(game.dice, kept_can_score))
+                # each keep as odds.keep_keys' int: made whole (keep_option) when shown;
+                # worked out ahead while the roll was shown, if there was time (idle)
+                keys = self.hints.get((kept_can_score,) + tuple(sorted(game.dice)))
+                if keys is None:
+                    keys = odds.keep_keys(game.dice, kept_can_score)
+                options.extend(keys)
                 self.cursor = 1  # the lowest-risk keep: the hint
             elif game.can_roll_again():
                 options.append(((), (0, 1)))  # roll all six again
@@ -138,13 +151,17 @@ class BattleScreen(Screen):
         # (each new string is looked up among the interned names on MicroPython)
         right = game.score(1)
         lines = ["", "", "", ""]
-        lines[3] = "%s turn %-3d%*d:%d" % (
-            player,
-            game.turn,
-            4 - (1 if right < 10 else 2 if right < 100 else 3),
-            game.score(0),
-            right,
-        )
+        turn = (game.player, game.turn, game.score(0), right)
+        if turn != self.turn:  # (made again only when it changes: most presses keep it)
+            self.turn = turn
+            self.turn_line = "%s turn %-3d%*d:%d" % (
+                player,
+                game.turn,
+                4 - (1 if right < 10 else 2 if right < 100 else 3),
+                turn[2],
+                right,
+            )
+        lines[3] = self.turn_line
         free = game.dice
         kept = _marks(free, game.kept)
         styles = [draw.ROLLED] * len(kept)
@@ -254,6 +271,27 @@ class BattleScreen(Screen):
         self.carets = [False] * len(values) + (marks or [False] * len(free))
         self.lines = lines
         self.dirty = True
+
+    def idle(self, app, stop):
+        """While a roll is shown, the keep hint each set-aside would show next, one set-aside
+        a step: the press that sets dice aside then only looks it up."""
+        ahead = self.ahead
+        if not ahead:
+            return False
+        game = app.session.game
+        if game.phase != battle.CHOOSE:
+            self.ahead = []
+            return False
+        kept_can_score = game.settings.get(battle.KEPT_CAN_SCORE)
+        while ahead and not stop():
+            values = []
+            for combo in ahead.pop():
+                values.extend(combo)
+            rest = remove(game.dice, values)
+            if rest:
+                key = (kept_can_score,) + tuple(sorted(rest))
+                self.hints[key] = odds.keep_keys(rest, kept_can_score)
+        return True
 
     # -- buttons ------------------------------------------------------------------------------
 

@@ -45,9 +45,10 @@ def die(canvas, x, y, face, style=ROLLED, size=20):
     """Draw one die (size 20, 12 or 11 pixels square) showing face 1..6 in the given style: on
     the Pico's display in native code (its die(), dicepod.drivers.glyphs), x, y, the style
     and the size packed in one int."""
-    if hasattr(canvas, "die") and -512 <= x < 512 and -512 <= y < 512 and 0 < size < 32:
+    native = getattr(canvas, "die", None)  # (one lookup: the display's classes are walked)
+    if native is not None and -512 <= x < 512 and -512 <= y < 512 and 0 < size < 32:
         pips = _PIPS[face] if style != BLANK and 1 <= face <= 6 else b""
-        if canvas.die(pips, (x + 512) | (y + 512) << 10 | style << 20 | size << 23):
+        if native(pips, (x + 512) | (y + 512) << 10 | style << 20 | size << 23):
             return
     if size >= 20:
         pip, offsets = 4, (3, 8, 13)

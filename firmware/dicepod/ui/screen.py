@@ -102,6 +102,12 @@ class Screen:
         """Advance time by dt_ms; return a transition."""
         return None
 
+    def idle(self, app, stop):
+        """Do some work ahead of the next press (work a press would otherwise wait for), in a
+        pass with nothing else to do and no finger down; stop between steps once stop() is
+        true (a press came). Return True if there was any."""
+        return False
+
     def on_show(self, app):
         """Called when the screen becomes the top of the stack (pushed, or uncovered)."""
         self.dirty = True
