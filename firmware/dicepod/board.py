@@ -216,5 +216,5 @@ def make(config=None, flash="", clock=None):
     if idle:  # the real clock: the main loop pauses while nothing happens
         from dicepod.drivers import idlesleep
 
-        idlesleep.install(board, clock.sleep_ms)
+        idlesleep.install(board, clock.sleep_ms, sleep_us=getattr(clock, "sleep_us", None))
     return board
