@@ -251,10 +251,12 @@ class App:
             elif self.tidy and not self.board.buttons.state:
                 # the top screen's work ahead of the next press first (Screen.idle: in the
                 # pass right after the press's, before a next press is likely), then the
-                # garbage of both
-                self.tidy = False
-                self.stack[-1].idle(self, self.board.buttons.latched)
-                gc.collect()
+                # garbage of both, unless a press came meanwhile (it is answered first)
+                latched = self.board.buttons.latched
+                self.stack[-1].idle(self, latched)
+                if not latched():
+                    self.tidy = False
+                    gc.collect()
             elif not self.board.buttons.state and self.stack[-1].idle(
                 self, self.board.buttons.latched
             ):

@@ -100,6 +100,46 @@ def test_the_keep_hint_is_worked_out_while_the_roll_is_shown():
     assert screen.options[1:] == odds.keep_keys(game.dice, kept_can_score)
 
 
+def test_a_press_during_the_work_ahead_skips_that_passes_collection():
+    """The pass after a press's works ahead (Screen.idle) and then collects the garbage; a
+    press latched meanwhile is answered first: that pass stops the work and leaves the
+    collection (17 ms and more on a Pico) to a later pass."""
+    from dicepod import app as app_module
+    from dicepod.app import App
+
+    class Counted:
+        calls = 0
+
+        def collect(self):
+            Counted.calls += 1
+
+    app = App(Board(seed=5))
+    app.start()
+    menu(app, "battle")
+    app.session.change_setting("battle.rows", 3)
+    gc_module = app_module.gc
+    app_module.gc = Counted()
+    try:
+        press(app, OK)  # Battle Roll; press() ends on the pass after it: work, then collection
+        assert Counted.calls >= 1 and not app.stack[-1].ahead and not app.tidy
+        calls = Counted.calls
+
+        def idle(app, stop):
+            app.board.buttons._edges = OK  # a press latched while the work is under way
+            return True
+
+        app.stack[-1].idle = idle
+        app.tidy = True  # as after a press
+        app.tick(20)
+        assert Counted.calls == calls and app.tidy  # no collection: the press first
+        del app.stack[-1].idle
+        app.board.buttons._edges = 0
+        app.tick(20)
+        assert Counted.calls == calls + 1 and not app.tidy  # the next quiet pass collects
+    finally:
+        app_module.gc = gc_module
+
+
 def test_all_six_again_after_all_out():
     """With ALL OUT! giving "roll all six again", OK on the ALL OUT! screen rolls (the new six
     dice shown, the set-aside ones named), not stop."""
