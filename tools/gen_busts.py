@@ -1,7 +1,6 @@
-"""Write firmware/dicepod/rules/busts.py: the Battle Game's bust counts as one table, which
+"""Write firmware/dicepod/rules/busts.py: the Battle Game's bust counts as tables, which
 dicepod.rules.odds looks up instead of counting (a keep hint weighs up to 63 choices of dice to
-keep, and counting each took about a millisecond on a Pico: tens of ms in the press that
-shows the hint).
+keep, and counting them all on a Pico took longer than the press that shows the hint may).
 
     .venv/bin/python tools/gen_busts.py           (writes the module)
     .venv/bin/python tools/gen_busts.py --check   (exit 1 if the module is not what it writes)
@@ -18,9 +17,9 @@ least as many). The module holds two tables of little-endian uint16:
 - COUNTS: for each loose (0, then 1; 322 entries each) the codes in order, each the counts of
   m = 1, 2, ... up to its most (each at most 6**6 = 46656).
 So the count of (loose, code, m) is entry loose * 322 + ROWS[code] + m - 1 of COUNTS: 1,774
-bytes in all, a tenth of a Pico's heap less where the module is loaded into RAM (the stock
-build). tests/portable/test_odds.py checks every reachable state against rolls counted one
-by one.
+bytes in all, where a table of every code and m would be 5,832 (heap on the stock build,
+which loads the module into RAM). tests/portable/test_odds.py checks every reachable state
+against rolls counted one by one.
 """
 
 import sys

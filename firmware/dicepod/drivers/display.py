@@ -22,8 +22,8 @@ up to 128 columns), the columns copied in C through a memoryview slice: two smal
 (none for a whole page, through views made once), faster than a loop copying a byte at a
 time and lighter than views made once for every span. (writevto() of a control byte plus the span
 allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) A page
-equal to its copy is passed over in C (memoryview ==, a memcmp through views made once: a
-tenth of the time a native look at its columns takes on a Pico). A changed page's spans are
+equal to its copy is passed over in C (memoryview ==, a memcmp through views made once: far
+quicker on a Pico than a native look at its columns). A changed page's spans are
 found once a show(), kept for its sending: on a Pico in native code
 (dicepod.drivers.glyphs.spans: every column compared, spans at most 16 unchanged columns apart
 merged: a span's Python costs too); elsewhere (CPython, the simulator's WebAssembly build: no
