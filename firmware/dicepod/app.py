@@ -508,7 +508,8 @@ def run(board, ticks=None):
             app.session.flush()  # journal is written, the repl line goes out, main.py hands
             usb.finish()  # the USB line to the REPL
             return app
-        board.sleep_ms(_PERIOD_MS)
+        if app.next is None:  # (work put off by later(): at once, its band is out)
+            board.sleep_ms(_PERIOD_MS)
         if ticks is not None:
             ticks -= 1
     return app

@@ -505,6 +505,43 @@ def test_slow_work_is_answered_with_a_band_first():
     assert top(app) == "ModeSettings" and _band_says(shows[0], "Loading...")
 
 
+def test_the_loop_goes_on_to_the_work_behind_a_band_without_sleeping():
+    # The band is on the panel already: the main loop (app.run) starts the pass that does the
+    # work at once, not a period later, so that its screen comes sooner and a press made
+    # meanwhile does not wait behind the work.
+    from dicepod import app as app_module
+
+    board = Board()
+    display = board.display
+    show_frame = display.show
+    passes = [0]  # sleeps so far: the loop's sleep ends each pass but one behind a band
+    shows = []
+
+    def show():
+        shows.append((passes[0], bytes(display.buffer)))
+        show_frame()
+
+    display.show = show
+    # OK tapped (pin states a pass each, with bounce) on the main menu's first row: a new
+    # Battle Game, whose code loads behind a band
+    fingers = (0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0)
+    sleep = board.sleep_ms
+
+    def sleep_ms(ms):
+        passes[0] += 1
+        board.fingers.down = OK if passes[0] < len(fingers) and fingers[passes[0]] else 0
+        sleep(ms)
+
+    board.sleep_ms = sleep_ms
+    app = app_module.run(board, ticks=len(fingers))
+    assert type(app.stack[-1]).__name__ == "BattleScreen"
+    bands = [i for i, (_p, frame) in enumerate(shows) if _band_says(frame, "Loading...")]
+    assert len(bands) == 1 and bands[0] + 1 < len(shows), len(shows)
+    band_pass, _frame = shows[bands[0]]
+    screen_pass, screen = shows[bands[0] + 1]
+    assert screen_pass == band_pass and not _band_says(screen, "Loading...")
+
+
 class _CountedStorage(LineStorage):
     """LineStorage counting the lines of each journal append (each one LittleFS block erase
     on a Pico), whose next append of more than one line fails, writing nothing, while fail is
