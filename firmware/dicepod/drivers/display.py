@@ -316,27 +316,25 @@ class _OLED(framebuf.FrameBuffer):
                     whole = True
                     break
         if whole:
-            if self.RAM_COLUMN_OFFSET:  # SH1106: no horizontal addressing, a page at a time
-                for page in range(_PAGES):
-                    self._send(page, 0, _WIDTH)
-            else:
+            if not self.RAM_COLUMN_OFFSET:
                 # horizontal addressing over the whole panel, the frame, page addressing again
                 self.i2c.writeto(self.addr, b"\x00\x20\x00\x21\x00\x7f\x22\x00\x07")
                 self.i2c.writeto(self.addr, pages[_PAGES])
                 self.i2c.writeto(self.addr, b"\x00\x20\x02")
                 self.bytes_sent += _WHOLE_BYTES - 3
                 self.writes += 3
-            sent[:] = self.buffer  # copied in C
-            self._synced = True
-            if self.waking:  # the first frame is in the RAM: the panel shows it
-                self.waking = False
-                self.poweron()
-            return _PAGES
-        if not cost:
+                sent[:] = self.buffer  # copied in C
+                return self._whole_sent()
+            # an SH1106 has no horizontal addressing: its frame goes as a whole page a span
+            for page in range(_PAGES):
+                out = found[page]
+                out[0] = 0
+                out[1] = _WIDTH
+                counts[page] = 1
+        elif not cost:
             return 0  # nothing changed
-        # Each span as _send writes one, written out here with the attributes looked up once:
-        # on a subclass of framebuf's type every self.name costs about as much as a span's
-        # Python does besides.
+        # Each span written out here with the attributes looked up once: on a subclass of
+        # framebuf's type every self.name costs about as much as a span's Python does besides.
         writeto = self.i2c.writeto
         addr = self.addr
         address = self._address
@@ -365,31 +363,16 @@ class _OLED(framebuf.FrameBuffer):
                 sents[page][:] = pages[page]  # the page as sent, in C
         self.bytes_sent += sent_bytes
         self.writes += 2 * spans
-        return spans
+        return self._whole_sent() if whole else spans
 
-    def _send(self, page, start, end):
-        """Write columns start..end-1 of page: an SH1106's whole frame, a page at a time
-        (show() writes a frame's changed spans the same way itself, then copies each page as
-        sent). (A shallow frame, its arguments reused as locals: at most 11 words keep a
-        call's frame off the heap, tools/mpy_frames.py.)"""
-        buf = self._address
-        buf[1] = _PAGE_ADDRESS | page
-        end -= start  # the span's columns
-        page = page * _WIDTH + start  # its first byte in the frame
-        start += self.RAM_COLUMN_OFFSET
-        buf[2] = _COLUMN_LOW | (start & 0x0F)
-        buf[3] = _COLUMN_HIGH | (start >> 4)
-        self.i2c.writeto(self.addr, buf)
-        if end == _WIDTH:  # a whole page (a new screen): through views made once
-            self._line_data[:] = self._pages[page >> 7]  # copied in C
-            buf = self._line
-        else:
-            buf = self._line_view
-            buf[1 : end + 1] = self._frame_view[page : page + end]  # copied in C
-            buf = buf[: end + 1]
-        self.i2c.writeto(self.addr, buf)
-        self.bytes_sent += 5 + end
-        self.writes += 2
+    def _whole_sent(self):
+        """The display's RAM holds the frame now; the first frame after a wake lights the
+        panel. Return _PAGES (show()'s count for a whole frame)."""
+        self._synced = True
+        if self.waking:  # the first frame is in the RAM: the panel shows it
+            self.waking = False
+            self.poweron()
+        return _PAGES
 
 
 class SSD1306_I2C(_OLED):
