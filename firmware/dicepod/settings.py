@@ -72,11 +72,25 @@ class Settings:
         return value
 
     def get(self, key):
-        """Return the value of key; raise MissingValue if the player must enter it first."""
-        index = spec_index(self.specs, key)
-        if index < 0:
-            raise KeyError(key)
-        return self.at(index)
+        """Return the value of key; raise MissingValue if the player must enter it first.
+        (spec_index and at() written out for a tuple of specs: the screens read settings in
+        the press that shows a roll, and two calls cost as much as the search.)"""
+        specs = self.specs
+        if not isinstance(specs, tuple):
+            index = spec_index(specs, key)
+            if index < 0:
+                raise KeyError(key)
+            return self.at(index)
+        i = 0
+        n = len(specs)
+        while i < n:  # (not a for loop: its iterator's slots would put the frame on the heap)
+            if specs[i][0] == key:
+                value = self.slots[i]
+                if value is None:
+                    raise MissingValue(key, specs[i][4])
+                return value
+            i += 1
+        raise KeyError(key)
 
     def set(self, key, value):
         """Set key to an int inside its range; raise ValueError otherwise."""

@@ -149,16 +149,17 @@ class BattleScreen(Screen):
         other = player_name(1 - game.player)
         # "P1 turn 3" in 11 columns, then the score "3:4" flush right in 5, in one string
         # (each new string is looked up among the interned names on MicroPython)
+        left = game.score(0)
         right = game.score(1)
         lines = ["", "", "", ""]
-        turn = (game.player, game.turn, game.score(0), right)
+        turn = (game.player, game.turn, left, right)
         if turn != self.turn:  # (made again only when it changes: most presses keep it)
             self.turn = turn
             self.turn_line = "%s turn %-3d%*d:%d" % (
                 player,
                 game.turn,
                 4 - (1 if right < 10 else 2 if right < 100 else 3),
-                turn[2],
+                left,
                 right,
             )
         lines[3] = self.turn_line
@@ -196,11 +197,17 @@ class BattleScreen(Screen):
             # interned names on MicroPython, and this runs in the press that rolls.)
             named = scoring.names(choice)
             width = 20 - len(index)
-            cut = len(named) if len(named) <= width else named.rfind(" ", 0, width + 1)
-            first = named[:cut] if cut > 0 else ""
-            rest = named[cut + 1 :] if cut < len(named) else ""
+            first = named  # (no slice when it fits: each is a new string)
+            rest = ""
+            if len(named) > width:
+                cut = named.rfind(" ", 0, width + 1)
+                first = named[:cut] if cut > 0 else ""
+                rest = named[cut + 1 :]
             columns = 16 if not rest and len(first) + len(index) < 16 else 21
-            lines[0] = "%s%*s" % (first, max(0, columns - len(first)), index)
+            # (a line of at most 16 columns is drawn in the 8×8 font whatever its padding)
+            if index or columns > 16:
+                first = "%s%*s" % (first, max(0, columns - len(first)), index)
+            lines[0] = first
             lines[1] = rest
             lines[2] = text
         elif phase == battle.BUST:
