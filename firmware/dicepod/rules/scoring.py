@@ -142,6 +142,8 @@ def all_out(face_counts):
 def is_bust(rolled, kept=(), kept_can_score=0):
     """Return True when rolling `rolled` next to the unrolled `kept` dice busts: no scoring roll
     uses a re-rolled die (or, with kept_can_score, no scoring roll at all)."""
+    if not kept:  # a roll of every die: bust when no scoring roll at all
+        return mask(counts(rolled)) == 0
     return bust_counts(counts(rolled), counts(kept), kept_can_score)
 
 
@@ -233,6 +235,8 @@ def set_aside_choices(dice, kept=(), two_sixes=0, kept_can_score=0):
         rolled = counts(kept)
         for i in range(7):
             rolled[i] = face_counts[i] - rolled[i]
+    if not two_sixes and rolled is face_counts:
+        return everything  # (the defaults: nothing to leave out, no call a choice)
     out = []
     for choice in everything:
         if fits_settings(choice, two_sixes):
