@@ -352,6 +352,7 @@ class BattleScreen(Screen):
     def draw(self, canvas):
         """Dice row and marks, then the text lines (a banner over the first ones)."""
         faces = self.faces
+        hline = canvas.hline  # (looked up once: the display's classes are walked for it)
         for i in range(len(faces)):
             x = 1 + i * 21
             if self.styles[i] < 0:
@@ -364,7 +365,7 @@ class BattleScreen(Screen):
             if self.carets[i]:
                 # a small triangle under the die (rows 26..29), pointing at it
                 for cell in range(4):
-                    canvas.hline(x + 9 - cell, 26 + cell, 2 + 2 * cell, 1)
+                    hline(x + 9 - cell, 26 + cell, 2 + 2 * cell, 1)
         lines = self.lines
         first = 0  # lines from lines[first] on, lines[i] at row top + step * i
         top = 32
@@ -532,17 +533,19 @@ class Move(Screen):
         cell = min(10, 52 // total)
         top = 11
         left = 70
+        rect = canvas.rect  # (looked up once: the display's classes are walked for them)
+        fill_rect = canvas.fill_rect
+        mine = game.heroes[player]
+        theirs = game.heroes[1 - player]
         for column in range(battle.HEROES):
             x = left + column * 11
             if column == self.hero:
-                canvas.rect(x - 1, top - 1, 11, total * cell + 2, 1)
-            mine = game.heroes[player][column]
-            theirs = game.heroes[1 - player][column]
+                rect(x - 1, top - 1, 11, total * cell + 2, 1)
             # this player's back row is at the bottom
-            y = top + (total - 1 - mine) * cell
-            canvas.fill_rect(x + 1, y + 1, 7, cell - 2, 1)
-            y = top + theirs * cell
-            canvas.rect(x + 1, y + 1, 7, cell - 2, 1)
+            y = top + (total - 1 - mine[column]) * cell
+            fill_rect(x + 1, y + 1, 7, cell - 2, 1)
+            y = top + theirs[column] * cell
+            rect(x + 1, y + 1, 7, cell - 2, 1)
         canvas.hline(left - 2, top + rows * cell, 56, 1)
         draw.small(canvas, "UP: advance", 0, 20)
         draw.small(canvas, "DOWN:", 0, 30)

@@ -209,6 +209,7 @@ def rows(canvas, items, cursor, top, y0=10, count=6):
         if len(item) > 15:
             narrow = True
             break
+    text = canvas.text  # (looked up once: the display's classes are walked for it)
     for i in range(count):
         index = top + i
         if index >= len(items):
@@ -221,7 +222,7 @@ def rows(canvas, items, cursor, top, y0=10, count=6):
         if narrow:
             small(canvas, items[index], 1, y + 1, ink)
         else:
-            canvas.text(items[index], 1, y + 1, ink)
+            text(items[index], 1, y + 1, ink)
     if top > 0:
         canvas.vline(WIDTH - 1, y0, 4, 1)
     if top + count < len(items):
