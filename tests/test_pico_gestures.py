@@ -84,12 +84,14 @@ def test_hold_ok_opens_the_game_menu_and_hold_back_undoes(pico):
 
 
 def _inside_a_busy_pass(pico, since_ns, awake_ms, steps, where):
-    """Run in 1 ms steps (at most steps of them) until a loop pass that woke after since_ns
-    has kept the CPU awake awake_ms; return when it woke (emulated ns)."""
+    """Run in 1 ms steps (at most steps of them) until the CPU has been awake awake_ms
+    unbroken since since_ns or later (no 2 ms sleep: the loop's pause between passes; the
+    pass that answers a release may run straight on into the work its band put off); return
+    when it last woke from such a sleep (emulated ns)."""
     for _ in range(steps):
         pico.run_ms(1)
         woke = pico.status()["last_idle"]
-        if woke > since_ns and pico.now_ns - woke >= awake_ms * 1e6:
+        if pico.now_ns - max(woke, since_ns) >= awake_ms * 1e6:
             return woke
     raise AssertionError("no busy loop pass " + where)
 
