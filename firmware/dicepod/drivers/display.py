@@ -19,9 +19,10 @@ Constructor arguments: i2c (a built machine.I2C), addr (7-bit, 0x3C on most modu
 the address jumper), external_vcc (module without a charge pump), rotate (0 or 180: the panel
 mounted upside down). A span goes out as one writeto() of a staging line (data control byte +
 up to 128 columns), the columns copied in C through a memoryview slice: two small views a span
-(none for a whole page, through views made once), faster than a loop copying a byte at a
-time and lighter than views made once for every span. (writevto() of a control byte plus the span
-allocates too on a Pico: the rp2 port joins the vector into a temporary heap buffer.) A page
+(an SSD1306's whole frame: none, its one write through a view made once), faster than a loop
+copying a byte at a time and lighter than views made once for every span. (writevto() of a
+control byte plus the span allocates too on a Pico: the rp2 port joins the vector into a
+temporary heap buffer.) A page
 equal to its copy is passed over in C (memoryview ==, a memcmp through views made once: far
 quicker on a Pico than a native look at its columns). A changed page's spans are
 found once a show(), kept for its sending: on a Pico in native code
@@ -148,9 +149,9 @@ class _OLED(framebuf.FrameBuffer):
         found = memoryview(bytearray(_PAGES * 32))
         self._found = [found[i : i + 32] for i in range(0, _PAGES * 32, 32)]
         self._counts = [0] * _PAGES  # what _spans returned for each page
-        self._line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
-        self._line[0] = _CONTROL_DATA
-        self._line_view = memoryview(self._line)
+        line = bytearray(_WIDTH + 1)  # data control byte + one span's columns
+        line[0] = _CONTROL_DATA
+        self._line_view = memoryview(line)
         self._line_data = self._line_view[1:]
         # big()'s text at 1x, drawn into the span line's columns (never in use while a screen
         # draws: show() fills it afterwards)
