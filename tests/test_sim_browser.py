@@ -12,6 +12,7 @@ press compare
 """
 
 import base64
+import contextlib
 import json
 import os
 import re
@@ -374,8 +375,35 @@ def check_chart(page, counts, rolls, loaded=0, weights=None):
     """The page's chart shows counts[1..6] (the device's own) with labelled axes, each bar as
     tall as its count on the y axis's ticks, the shares and the text table; the loaded die
     named (and its face's bar marked) exactly when loaded."""
-    got = page.evaluate(CHART_JS)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     dice = sum(counts[1:])
+    title = "Free roll: %s %s in %s %s" % (
+        f"{dice:,}",
+        "die" if dice == 1 else "dice",
+        f"{rolls:,}",
+        "roll" if rolls == 1 else "rolls",
+    )
+    want_loaded = []
+    if loaded:
+        want_loaded = ["LOADED DIE: face %d favoured" % loaded]
+        if weights:
+            want_loaded[0] += " (weights %s)" % ":".join(map(str, weights))
+    # The chart is redrawn at most ten times a second, on an animation frame: on a loaded
+    # machine it may still show the roll before, so wait for it to catch up (and if it never
+    # does, the assertions below say how it differs).
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            """([title, loaded]) => {
+              const texts = (sel) => Array.from(document.querySelectorAll('#chart ' + sel),
+                                                (e) => e.textContent);
+              return JSON.stringify([texts('.title'), texts('.loaded')])
+                === JSON.stringify([[title], loaded]);
+            }""",
+            arg=[title, want_loaded],
+            timeout=5000,
+        )
+    got = page.evaluate(CHART_JS)
     assert got["hidden"] is False and got["width"] > 300 and got["height"] > 200, got
     assert got["xtitle"] == ["Face"] and got["ytitle"] == ["Rolls"]
     assert got["xticks"] == ["1", "2", "3", "4", "5", "6"]
@@ -384,12 +412,6 @@ def check_chart(page, counts, rolls, loaded=0, weights=None):
     assert got["pcts"] == shares
     assert got["head"] == ["Face", "Rolls", "Percent"]
     assert got["table"] == [[str(f), f"{counts[f]:,}", shares[f - 1]] for f in range(1, 7)]
-    title = "Free roll: %s %s in %s %s" % (
-        f"{dice:,}",
-        "die" if dice == 1 else "dice",
-        f"{rolls:,}",
-        "roll" if rolls == 1 else "rolls",
-    )
     assert got["title"] == [title] and got["label"].startswith(title)
     ticks = [int(t.replace(",", "")) for t in got["yticks"]]
     step = ticks[1] - ticks[0]
@@ -399,10 +421,7 @@ def check_chart(page, counts, rolls, loaded=0, weights=None):
     for face in range(1, 7):  # each bar is as tall as its count on the axis's ticks
         assert abs(got["heights"][face - 1] * ticks[-1] / span - counts[face]) < 1e-6, got
     if loaded:
-        want = "LOADED DIE: face %d favoured" % loaded
-        if weights:
-            want += " (weights %s)" % ":".join(map(str, weights))
-        assert got["loaded"] == [want] and want in got["label"]
+        assert got["loaded"] == want_loaded and want_loaded[0] in got["label"]
         assert got["xloaded"] == ["loaded"]
         others = {fill for face, fill in enumerate(got["fills"], 1) if face != loaded}
         assert len(others) == 1 and got["fills"][loaded - 1] not in others
