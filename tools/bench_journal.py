@@ -12,7 +12,9 @@ empty; 10,000 events and a full flash, each with a game of 100 events in progres
 full flash with a game of 300 in progress (the fold of the game in progress is the part of
 the boot that grows: with its length, not with the history), and that again with the game's
 checkpoint on the flash (dicepod.resume: what a quiet while after a boot writes on either
-build, which then folds only the events after it).
+build, which then folds only the events after it); and 10,000 events with an Auto-roll of 1,000
+played on by the app (on CPython) and the power cut as it ends, before any quiet while: what
+the app saved on the way bounds the fold.
 pico_boot_ms(events) is what tools/bench_pico.py calls for its boot figures.
 """
 
@@ -37,6 +39,7 @@ BOOTS = (
     ("full flash", None, FULL_BYTES, 100, False),
     ("full flash, game of 300", None, FULL_BYTES, 300, False),
     ("full flash, game of 300 saved", None, FULL_BYTES, 300, True),
+    ("10000 events, auto-roll 1000 cut", 10_000, None, 100, "run"),
 )
 
 
@@ -61,11 +64,39 @@ def _saved(storage):
     return storage.side(resume.NAME)
 
 
+def _auto_rolled(storage):
+    """The game in progress (Free roll) goes on with an Auto-roll of 1,000, played by the
+    firmware's app on CPython with no quiet while at its end (the power cut comes as it
+    finishes): what a power-on then folds is what the app saved on the way (App.tick).
+    Return the events it played."""
+    sys.path.insert(0, str(ROOT / "tests" / "portable"))
+    import app_sessions
+    from app_board import OK, Board, menu, press, wait
+
+    from dicepod import ram
+    from dicepod.app import App
+
+    was = ram.RESIDENT
+    ram.RESIDENT = True
+    try:
+        app = App(Board(storage=storage))
+        app.start()
+        seq = app.session.journal.seq
+        menu(app, "free")
+        press(app, OK)
+        app_sessions._auto_roll(app, 1000)
+        while app.stack[-1].left:
+            wait(app)
+        return app.session.journal.seq - seq  # the events it played
+    finally:
+        ram.RESIDENT = was
+
+
 def journal_files(events=None, full_bytes=None, per_game=300, current=100, saved=False):
     """Return ({"journal/<first seq>": bytes, "journal/ack": ...}, events) for a journal of
     events (or of about full_bytes), written by dicepod.journal on CPython: games of free
     rolls of per_game events, the last one (in progress) of current events (saved: and its
-    checkpoint, "journal/game")."""
+    checkpoint, "journal/game"; "run": and an Auto-roll 1000 played on, _auto_rolled)."""
     from dicepod import journal
     from dicepod.drivers.memstorage import MemoryStorage
 
@@ -85,11 +116,13 @@ def journal_files(events=None, full_bytes=None, per_game=300, current=100, saved
         start = n == last or (last is None and n % per_game == 0)
         log.append(n * 10, ("new_game", ("free",)) if start else ("roll", (n % 6 + 1, 3)))
         n += 1
+    if saved == "run":
+        n += _auto_rolled(storage)
     files = {"journal/%d" % seg: storage.segment(seg) for seg in storage.segments()}
-    ack = storage.side("ack")  # (the side file naming the last segment, as the device has it)
-    if ack is not None:
-        files["journal/ack"] = ack
-    if saved:
+    for side in ("ack", "game"):  # (ack names the last segment, as the device has it)
+        if storage.side(side) is not None:
+            files["journal/" + side] = storage.side(side)
+    if saved is True:
         files["journal/game"] = _saved(storage)
     return files, n
 

@@ -54,6 +54,12 @@ _PERIOD_MS = const(20)
 # whole.
 _RUN_FLUSH_MOVES = const(8)
 _RUN_FLUSH_MS = const(1000)
+# The game in progress is saved whole (dicepod.resume) after a quiet while once EVERY of its
+# events were played since; once this many were, sooner: after this long with no finger on a
+# button, though the screen moves on its own (an auto-roll) or the player never pauses long,
+# so that a power-on never folds more of them than the boot's second allows.
+_OVERDUE_EVENTS = const(120)
+_OVERDUE_STILL_MS = const(400)
 
 
 class App:
@@ -77,6 +83,7 @@ class App:
         self.tidy = False  # a frame was shown: the next idle pass collects (tick())
         self.scrub_at = 0  # the idle scrub's last journal segment checked (-1: all, this boot)
         self.quiet = 0  # ms of idle passes since the last press or scrub step
+        self.still = 0  # ms since a finger was last on a button (or an overdue checkpoint)
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -203,6 +210,10 @@ class App:
             pressed = self.board.buttons.update(dt_ms)
             if self.power is not None and self.power.update(dt_ms, pressed != 0):
                 pressed = 0  # the press that woke the display only wakes it
+            if pressed or self.board.buttons.state:
+                self.still = 0
+            elif self.still < _OVERDUE_STILL_MS:
+                self.still += dt_ms
             if pressed:
                 bit = 1
                 while bit <= 128:
@@ -235,6 +246,18 @@ class App:
             usb = session.usb
             if usb is not None:
                 usb.tick(dt_ms)
+            if (
+                self.still >= _OVERDUE_STILL_MS
+                and session.game is not None
+                and not session.pending
+                and session.unsaved() >= _OVERDUE_EVENTS
+            ):
+                self.still = 0  # (written or not, not tried again before the next still while)
+                gc.collect()  # (the run's garbage first: the checkpoint's text takes a block)
+                from dicepod import resume
+
+                if resume.write(session, self.board.buttons.latched):
+                    return
             # The garbage of the last presses goes in a pass with nothing to do and no button
             # held, so that the threshold's collections seldom fall in a press.
             if pressed:

@@ -1,6 +1,8 @@
 """Resume the game in progress from a checkpoint: the game saved whole in a quiet while (the
-side file "game"), so that a power-on folds only the events after it, not the whole game, and
-boots in a time flat in the game's length.
+side file "game"), or sooner once so many events came since that a power-on's fold would grow
+long (dicepod.app's _OVERDUE_EVENTS: after a moment with no finger on a button), so that a
+power-on folds only the events after it, not the whole game, and boots in a time flat in the
+game's length.
 
 The journal stays the truth: a checkpoint is used only when it names the journal, the game,
 the undos and the line after it as they are on the flash (its seq and the chain hash that
@@ -103,13 +105,9 @@ def write(session, latched=None):
     journal = session.journal
     if game is None or session.pending or journal.pending or not journal.seg:
         return False
-    last = getattr(session, "saved", None)  # (game, undos, events) of the last checkpoint
-    length = journal.game_length
-    if last is not None and last[0] == journal.game and last[1] == journal.game_undos:
-        if length - last[2] < EVERY:
-            return False
-    elif length < EVERY:
+    if session.unsaved() < EVERY:
         return False
+    length = journal.game_length
     try:
         fresh = _new(game)  # (pack reads it, never changes it)
         state = pack(game, fresh)
@@ -120,30 +118,29 @@ def write(session, latched=None):
         text = json.dumps(
             {"k": session.last_kind, "e": _enc(session.last_event), "g": state}
         ).encode()
-    except (ValueError, TypeError, AttributeError, MemoryError):
-        return False
-    head = (
-        "%s %d %d %s %d %d %d %d %d %d %s\n"
-        % (
-            journal.id,
-            journal.seq,
-            journal.game,
-            journal.prev,
-            journal.seg,
-            journal.seg_size,
-            length,
-            journal.game_undos,
-            session.moves,
-            session.trailing,
-            session.mode,
-        )
-    ).encode()
-    body = head + text
-    if latched is not None and latched():
-        return False
-    try:
+        head = (
+            "%s %d %d %s %d %d %d %d %d %d %s\n"
+            % (
+                journal.id,
+                journal.seq,
+                journal.game,
+                journal.prev,
+                journal.seg,
+                journal.seg_size,
+                length,
+                journal.game_undos,
+                session.moves,
+                session.trailing,
+                session.mode,
+            )
+        ).encode()
+        body = head + text
+        if latched is not None and latched():
+            return False
+        # (short of memory or of flash, there is no checkpoint: the game is folded from its
+        # first event, or from the last checkpoint, which the side file's checksum vouches for)
         journal.storage.write(NAME, [body, crc_tail(body)])
-    except OSError:
+    except (ValueError, TypeError, AttributeError, MemoryError, OSError):
         return False
     session.saved = (journal.game, journal.game_undos, length)
     return True

@@ -491,6 +491,15 @@ class Session:
                 self.back = None
         return True
 
+    def unsaved(self):
+        """The events of the game in progress played since its checkpoint (dicepod.resume;
+        all of them when it has none, or one from before an undo or of another game)."""
+        journal = self.journal
+        saved = getattr(self, "saved", None)  # (game, undos, events) of the last checkpoint
+        if saved is not None and saved[0] == journal.game and saved[1] == journal.game_undos:
+            return journal.game_length - saved[2]
+        return journal.game_length
+
     def undo(self):
         """Undo the last move of the current game (append ("undo", ()) and fold again),
         saying so in a toast; False when there is nothing to undo."""

@@ -229,3 +229,43 @@ def test_the_stock_build_imports_the_checkpoint_code_only_when_there_is_one():
         finally:
             sys.modules["dicepod.resume"] = resume  # (one module object for every test)
             dicepod.resume = resume
+
+
+def test_a_long_run_with_no_quiet_while_is_saved_on_the_way():
+    # An auto-roll of 1,000 plays its events with no quiet while (the screen moves every
+    # pass): the game is saved whole on the way, once _OVERDUE_EVENTS were played since the
+    # last checkpoint and no finger was on a button for a moment, so that a power cut at any
+    # point of the run leaves a power-on no more than that to fold.
+    import sys
+
+    from app_board import LineStorage, wait
+
+    from dicepod import app as app_module
+
+    if sys.implementation.name == "micropython":
+        skip("every mode's code resident is over the 64-bit unix port's heap")
+    bound = app_module._OVERDUE_EVENTS + 2 * app_module._RUN_FLUSH_MOVES
+    with _Resident(True):
+        storage = LineStorage()
+        app = App(Board(storage=storage, seed=5))
+        app.start()
+        menu(app, "free")
+        press(app, OK)  # a first roll
+        app_sessions._auto_roll(app, 1000)
+        most = 0
+        for _ in range(400):
+            if not app.stack[-1].left:
+                break
+            wait(app)
+            most = max(most, app.session.unsaved())
+        assert app.stack[-1].left == 0
+        length = app.session.journal.game_length
+        assert length >= 1000, length
+        assert app.session.saved is not None and length - app.session.saved[2] <= bound
+        assert app.session.journal.game_length - app.session.unsaved() > 800  # saved on the way
+        assert most <= bound, (most, bound)
+        app, steps = _reset(app)  # the power cut at the run's end, before any quiet while
+        assert steps <= bound, (steps, bound, length)
+        state = _state(app.session.game)  # (the last rolls of the run, not on the flash yet,
+        assert state["rolls"] >= 1000 - app_module._RUN_FLUSH_MOVES  # lost with the power)
+        assert _full_fold(app) == state  # the game as a fold from its first event gives it
