@@ -176,6 +176,15 @@ def test_scoring_examples():
     assert scoring.name((6,)) == "Lucky Six" and scoring.name((6, 6)) == "Double Six"
     assert scoring.name((4, 4, 4)) == "Three 4s"
     assert scoring.name((1, 2, 3, 4)) == "Straight 1-2-3-4"
+    for combo in scoring.COMBOS:  # every one named by its kind and values
+        kind = scoring.kind_index(combo)
+        if kind == 2:
+            want = "Three %ds" % combo[0]
+        elif kind == 3:
+            want = "Straight " + "-".join([str(v) for v in combo])
+        else:
+            want = ("Lucky Six", "Double Six")[kind]
+        assert scoring.name(combo) == want, (combo, scoring.name(combo))
     assert [scoring.kind(c) for c in ((6,), (6, 6), (5, 5, 5), (3, 4, 5))] == [
         "lucky_six",
         "double_six",

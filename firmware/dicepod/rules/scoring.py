@@ -38,7 +38,14 @@ _STRAIGHTS = const(
 )  # fmt: skip
 
 KINDS = ("lucky_six", "double_six", "three_of_a_kind", "straight")
-_NAMES = const(("Lucky Six", "Double Six", "Three of a Kind", "Straight"))
+# Every scoring roll's name for the screen, in COMBOS order: constants, so that naming one makes
+# no string (on MicroPython each new string is looked up among every interned name first, and
+# the screen names the choice in the press that rolls).
+_NAMES = const(
+    ("Lucky Six", "Double Six", "Three 1s", "Three 2s", "Three 3s", "Three 4s", "Three 5s",
+     "Straight 1-2-3", "Straight 1-2-3-4", "Straight 1-2-3-4-5", "Straight 2-3-4",
+     "Straight 2-3-4-5", "Straight 3-4-5")
+)  # fmt: skip
 
 
 def kind_index(combo):
@@ -55,14 +62,12 @@ def kind(combo):
 
 def name(combo):
     """Return a scoring roll's name for the screen, e.g. 'Lucky Six', 'Straight 1-2-3'."""
-    index = kind_index(combo)
-    if index == 2:
-        return "Three %ds" % combo[0]
-    if index == 3:
-        # its digits formatted at once: each new string is looked up among every interned
-        # name on MicroPython, and a name made a digit at a time is six of them
-        return "Straight %d-%d-%d-%d-%d-%d"[: 8 + 3 * len(combo)] % tuple(combo)
-    return _NAMES[index]
+    first = combo[0]
+    if first == 6:
+        return _NAMES[len(combo) - 1]
+    if first == combo[-1]:
+        return _NAMES[first + 1]  # Three of a Kind
+    return _NAMES[(7, 10, 12)[first - 1] + len(combo) - 3]  # a Straight from first
 
 
 def names(combos):
