@@ -3,13 +3,18 @@
 Driver (shell): it writes to and reads from injected streams (on the Pico the USB CDC serial,
 `sys.stdout.buffer` / `sys.stdin.buffer`; in tests a pty or BytesIO). Line format and commands:
 dicepod.protocol. Contract (docs/ARCHITECTURE.md): `on_entry(line)` after each journal append,
-`tick(dt_ms)` once per app tick; neither ever blocks the game.
+`tick(dt_ms)` once per app tick; neither blocks the game (but for the one wait below).
 
-Never stalling: on rp2 a plain print blocks while the PC holds the port open without reading
+Not stalling: on rp2 a plain print blocks while the PC holds the port open without reading
 (MicroPython issue #9634). So output goes through a bounded queue of lines; each tick writes at
 most `tick_bytes`, in chunks of `chunk` bytes, and only while select.poll says the stream is
 writable. When the queue is full a new event is dropped (counted in `dropped`), never waited for:
-it is in the journal, and the PC asks for it with `since N` when it sees the gap.
+it is in the journal, and the PC asks for it with `since N` when it sees the gap. One wait is
+left, as the USB buffer fills while a PC program holds the port open without reading: the port
+is writable with one byte free, and a chunk that does not fit waits for the PC to take bytes
+(MicroPython's rp2 port gives up after 500 ms without progress; nothing in Python says how
+much is free). On the emulated Pico, a Free roll Auto-roll 1000 with nobody reading stalls
+once, for about a second.
 
 Back-fill: `since N` replays the journal from seq N+1 a few lines per tick (from the segment
 holding N+1, found by its name: no scan from the start), then sends an end line. Damaged lines
