@@ -18,6 +18,7 @@ the app saved on the way bounds the fold.
 pico_boot_ms(events) is what tools/bench_pico.py calls for its boot figures.
 """
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -43,35 +44,12 @@ BOOTS = (
 )
 
 
-def _saved(storage):
-    """The game in progress's checkpoint (dicepod.resume's side file) as a quiet while after
-    a boot writes it, made by the firmware's code on CPython."""
+@contextlib.contextmanager
+def _app_on(storage):
+    """The firmware's app started on storage on CPython, every mode's code resident (as on
+    dicepod's build), with the test board's fingers (tests/portable/app_board.py)."""
     sys.path.insert(0, str(ROOT / "tests" / "portable"))
     from app_board import Board
-
-    from dicepod import ram, resume
-    from dicepod.app import App
-
-    was = ram.RESIDENT
-    ram.RESIDENT = True
-    try:
-        app = App(Board(storage=storage))
-        app.start()
-        if not resume.write(app.session):
-            raise SystemExit("bench_journal: no checkpoint was written")
-    finally:
-        ram.RESIDENT = was
-    return storage.side(resume.NAME)
-
-
-def _auto_rolled(storage):
-    """The game in progress (Free roll) goes on with an Auto-roll of 1,000, played by the
-    firmware's app on CPython with no quiet while at its end (the power cut comes as it
-    finishes): what a power-on then folds is what the app saved on the way (App.tick).
-    Return the events it played."""
-    sys.path.insert(0, str(ROOT / "tests" / "portable"))
-    import app_sessions
-    from app_board import OK, Board, menu, press, wait
 
     from dicepod import ram
     from dicepod.app import App
@@ -81,6 +59,31 @@ def _auto_rolled(storage):
     try:
         app = App(Board(storage=storage))
         app.start()
+        yield app
+    finally:
+        ram.RESIDENT = was
+
+
+def _saved(storage):
+    """The game in progress's checkpoint (dicepod.resume's side file) as a quiet while after
+    a boot writes it, made by the firmware's code on CPython."""
+    from dicepod import resume
+
+    with _app_on(storage) as app:
+        if not resume.write(app.session):
+            raise SystemExit("bench_journal: no checkpoint was written")
+    return storage.side(resume.NAME)
+
+
+def _auto_rolled(storage):
+    """The game in progress (Free roll) goes on with an Auto-roll of 1,000, played by the
+    firmware's app on CPython with no quiet while at its end (the power cut comes as it
+    finishes): what a power-on then folds is what the app saved on the way (App.tick).
+    Return the events it played."""
+    with _app_on(storage) as app:
+        import app_sessions
+        from app_board import OK, menu, press, wait
+
         seq = app.session.journal.seq
         menu(app, "free")
         press(app, OK)
@@ -88,8 +91,6 @@ def _auto_rolled(storage):
         while app.stack[-1].left:
             wait(app)
         return app.session.journal.seq - seq  # the events it played
-    finally:
-        ram.RESIDENT = was
 
 
 def journal_files(events=None, full_bytes=None, per_game=300, current=100, saved=False):
